@@ -1,0 +1,1 @@
+"""Verifiable checkers, one subpackage per domain (today: ``travelplanner``)."""

@@ -1,0 +1,129 @@
+"""Check one plan against one query: every verdict with its reason, upstream gating included."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any
+
+from .checks import COMMONSENSE, HARD, HARD_GATE, Check, Trip
+from .modes import Mode, get_mode
+from .query import Query
+from .sandbox import SandboxStore
+
+MAX_REASON = 300
+
+
+class Status(str, Enum):
+    PASS = "pass"
+    FAIL = "fail"
+    NA = "n/a"
+
+
+@dataclass(frozen=True)
+class Verdict:
+    status: Status
+    reason: str
+
+    @property
+    def passed(self) -> bool:
+        return self.status is Status.PASS
+
+    def to_dict(self) -> dict[str, str]:
+        return {"verdict": self.status.value, "reason": self.reason}
+
+
+@dataclass
+class PlanResult:
+    """All verdicts for one plan. ``hard`` is None when upstream would not run the hard checks."""
+
+    mode: str
+    delivered: bool
+    commonsense: dict[str, Verdict] = field(default_factory=dict)
+    hard: dict[str, Verdict] | None = None
+    note: str = ""  # why hard checks did not run, or why the plan could not be evaluated
+
+    @property
+    def commonsense_pass(self) -> bool:
+        return self.delivered and all(v.status is not Status.FAIL for v in self.commonsense.values())
+
+    @property
+    def hard_pass(self) -> bool:
+        return self.hard is not None and all(v.status is not Status.FAIL for v in self.hard.values())
+
+    @property
+    def final_pass(self) -> bool:
+        return self.hard is not None and self.commonsense_pass and self.hard_pass
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "mode": self.mode,
+            "delivered": self.delivered,
+            "commonsense": {k: v.to_dict() for k, v in self.commonsense.items()},
+            "hard": None if self.hard is None else {k: v.to_dict() for k, v in self.hard.items()},
+            "note": self.note,
+            "commonsense_pass": self.commonsense_pass,
+            "hard_pass": self.hard_pass,
+            "final_pass": self.final_pass,
+        }
+
+
+def _clip(text: str) -> str:
+    return text if len(text) <= MAX_REASON else text[: MAX_REASON - 3] + "..."
+
+
+def _run(check: Check, trip: Trip) -> tuple[Verdict, str | None]:
+    """Run one check; an exception (an input upstream cannot evaluate) becomes a failing verdict."""
+    try:
+        outcome, reason = check.run(trip)
+    except Exception as exc:  # noqa: BLE001 - model output must never raise out of a checker
+        crash = _clip(f"unevaluable plan ({type(exc).__name__}: {exc})")
+        return Verdict(Status.FAIL, crash), crash
+    status = Status.NA if outcome is None else Status.PASS if outcome else Status.FAIL
+    return Verdict(status, _clip(str(reason))), None
+
+
+def _all_fail(checks: Sequence[Check], reason: str) -> dict[str, Verdict]:
+    return {c.key: Verdict(Status.FAIL, reason) for c in checks}
+
+
+def check_plan(
+    plan: Any,
+    query: Query,
+    store: SandboxStore,
+    mode: str | Mode = "official",
+    commonsense: Sequence[Check] = COMMONSENSE,
+    hard: Sequence[Check] = HARD,
+) -> PlanResult:
+    """Every commonsense verdict, and the hard verdicts when upstream would compute them.
+
+    Never raises on ``plan``. In official mode, a plan on which the upstream evaluator would crash fails
+    every check (upstream produces no verdict at all); strict mode fails only the checks that cannot run.
+    """
+    mode = get_mode(mode)
+    if not plan:
+        return PlanResult(mode.name, delivered=False, note="no plan was delivered")
+    if not isinstance(plan, (list, tuple)):
+        reason = f"the plan is a {type(plan).__name__}, not a list of days"
+        return PlanResult(mode.name, True, _all_fail(commonsense, reason), None, reason)
+    trip = Trip(query, list(plan[: query.days]), store, mode)
+
+    verdicts: dict[str, Verdict] = {}
+    crashes: list[str] = []
+    for check in commonsense:
+        verdicts[check.key], crash = _run(check, trip)
+        if crash:
+            crashes.append(crash)
+    if crashes and mode.name == "official":
+        return PlanResult(mode.name, True, _all_fail(commonsense, crashes[0]), None, crashes[0])
+
+    gate = [k for k in HARD_GATE if k in verdicts and not verdicts[k].passed]
+    if gate:
+        return PlanResult(mode.name, True, verdicts, None, f"hard checks not run: {', '.join(gate)} failed")
+    hard_verdicts: dict[str, Verdict] = {}
+    for check in hard:
+        hard_verdicts[check.key], crash = _run(check, trip)
+        if crash and mode.name == "official":
+            return PlanResult(mode.name, True, _all_fail(commonsense, crash), None, crash)
+    return PlanResult(mode.name, True, verdicts, hard_verdicts)

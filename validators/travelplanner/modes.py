@@ -1,0 +1,42 @@
+"""The two checking modes. ``official`` keeps every upstream quirk; ``strict`` closes the exploitable ones.
+
+Each flag is one quirk of notes §8; ``docs/modes.md`` holds the table of differences and
+``tests/travelplanner/test_quirks.py`` one test per flag.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+
+
+@dataclass(frozen=True)
+class Mode:
+    """A set of quirk switches. True reproduces upstream behaviour; False closes the quirk."""
+
+    name: str
+    stay_day_chars: bool = True  # Q1: stay-day city check iterates over the city's characters
+    drop_last_attraction: bool = True  # Q2: ``split(';')[:-1]`` never sees the last attraction
+    substring_match: bool = True  # Q3: names match as substrings, first row wins; min-nights needs 1 row
+    exact_repeats: bool = True  # Q4: diversity compares raw strings (whitespace variants repeat)
+    unchecked_transport: bool = True  # Q5: unknown transport words are free and unchecked
+    case_sensitive_transport: bool = True  # Q6: "no flight"/"no self-driving" only see "Flight"/"Self-driving"
+    ignore_flight_date: bool = True  # Q7: the flight date is never compared with the query date
+    any_city_on_3_days: bool = True  # Q8: 3-day trips never compare the visited city with ``dest``
+    cuisine_skips_day: bool = True  # Q9: an origin-city meal skips the rest of that day's meals
+    unstripped_parenthesis: bool = True  # Q10: ``City (State)`` keeps a trailing space and fails
+
+
+OFFICIAL = Mode("official")
+STRICT = Mode("strict", **{f.name: False for f in fields(Mode) if f.name != "name"})
+MODES = {m.name: m for m in (OFFICIAL, STRICT)}
+QUIRKS = tuple(f.name for f in fields(Mode) if f.name != "name")
+
+
+def get_mode(name: str | Mode) -> Mode:
+    """Resolve a mode name; an unknown name fails with the list of valid ones."""
+    if isinstance(name, Mode):
+        return name
+    try:
+        return MODES[name]
+    except KeyError:
+        raise ValueError(f"unknown mode {name!r}; choose one of {sorted(MODES)}") from None

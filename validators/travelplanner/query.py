@@ -1,0 +1,107 @@
+"""A TravelPlanner query (one row of the Hugging Face ``osunlp/TravelPlanner`` dataset).
+
+Structured CSV cells hold Python-literal text; upstream turns them back with ``eval``. Here they are
+read with ``ast.literal_eval``, which accepts literals only.
+"""
+
+from __future__ import annotations
+
+import ast
+import csv
+import json
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+csv.field_size_limit(1 << 30)
+
+LEVELS = ("easy", "medium", "hard")
+
+
+def literal(value: Any) -> Any:
+    """Parse a Python-literal cell (``"['2022-03-16']"``); non-strings pass through unchanged."""
+    if isinstance(value, str):
+        try:
+            return ast.literal_eval(value)
+        except (ValueError, SyntaxError) as exc:
+            raise ValueError(f"not a Python literal: {value[:80]!r}") from exc
+    return value
+
+
+class LocalConstraint(BaseModel):
+    """The query's hard constraints besides the budget; None means "not asked for"."""
+
+    model_config = ConfigDict(populate_by_name=True, frozen=True)
+
+    house_rule: str | None = Field(default=None, alias="house rule")
+    cuisine: list[str] | None = None
+    room_type: str | None = Field(default=None, alias="room type")
+    transportation: str | None = None
+
+    def count(self) -> int:
+        """How many local constraints are set (upstream counts ``value is not None``)."""
+        return sum(v is not None for v in (self.house_rule, self.cuisine, self.room_type, self.transportation))
+
+
+class Query(BaseModel):
+    """What a plan is checked against. Configuration-grade input: it is validated, not guarded."""
+
+    model_config = ConfigDict(frozen=True)
+
+    org: str
+    dest: str
+    days: int
+    visiting_city_number: int
+    date: list[str] = []
+    people_number: int = 1
+    local_constraint: LocalConstraint = LocalConstraint()
+    budget: float
+    query: str = ""
+    level: str = ""
+
+    @field_validator("date", mode="before")
+    @classmethod
+    def _date(cls, value: Any) -> Any:
+        return literal(value)
+
+    @field_validator("local_constraint", mode="before")
+    @classmethod
+    def _local(cls, value: Any) -> Any:
+        return literal(value) if value is not None else {}
+
+    @classmethod
+    def from_record(cls, record: Mapping[str, Any]) -> Query:
+        """Build from a dataset row (CSV strings or JSON values); unknown columns are ignored."""
+        keys = cls.model_fields.keys()
+        return cls.model_validate({k: v for k, v in record.items() if k in keys})
+
+
+def read_records(path: str | Path) -> list[dict[str, Any]]:
+    """Rows of a dataset file: CSV (Hugging Face layout), JSONL, or a JSON list."""
+    path = Path(path)
+    if path.suffix == ".csv":
+        with open(path, newline="", encoding="utf-8") as handle:
+            return list(csv.DictReader(handle))
+    text = path.read_text(encoding="utf-8")
+    if path.suffix == ".json":
+        data = json.loads(text)
+        return list(data) if isinstance(data, list) else [data]
+    return [json.loads(line) for line in text.splitlines() if line.strip()]
+
+
+def load_queries(path: str | Path) -> list[Query]:
+    """Read every query of a dataset file; a bad row fails with its row number."""
+    queries = []
+    for number, record in enumerate(read_records(path), start=1):
+        try:
+            queries.append(Query.from_record(record))
+        except ValueError as exc:
+            raise ValueError(f"{path}: row {number}: {exc}") from None
+    return queries
+
+
+def gold_plan(record: Mapping[str, Any]) -> list:
+    """The annotated (gold) plan of a train row: ``annotated_plan`` is ``[query_dict, plan_list]``."""
+    return literal(record["annotated_plan"])[1]
