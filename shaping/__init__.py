@@ -1,0 +1,1 @@
+"""The framework-agnostic core: rewards, schedules, advantage estimators, hooks and the CLI."""

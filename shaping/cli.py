@@ -1,0 +1,76 @@
+"""The ``planshape`` command."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from rich.console import Console
+
+
+def _evaluate(args: argparse.Namespace) -> int:
+    from planshape.validators.travelplanner import sample
+    from planshape.validators.travelplanner.database import load_database
+    from planshape.validators.travelplanner.query import load_queries
+    from planshape.validators.travelplanner.report import evaluate_all, print_report
+    from planshape.validators.travelplanner.submission import read_submission
+
+    console = Console(stderr=False)
+    plans = args.plans or sample.sample_plans()
+    queries_path = args.queries or (sample.sample_queries() if args.plans is None else None)
+    if queries_path is None:
+        raise SystemExit("planshape evaluate: --queries is required with a plans file")
+    database = args.database or sample.sample_database()
+    if args.database is None:
+        console.print(f"[dim]no --database given: using the bundled sample world ({database})[/dim]")
+    store = load_database(database)
+    report = evaluate_all(read_submission(plans), load_queries(queries_path), store, args.mode, args.split,
+                          progress=not args.no_progress)
+    print_report(report, console)
+    if args.json:
+        Path(args.json).write_text(json.dumps(report, indent=2), encoding="utf-8")
+        console.print(f"report written to {args.json}")
+    return 0
+
+
+def _schema(args: argparse.Namespace) -> int:
+    from planshape.validators.travelplanner.plan_format import plan_schema
+
+    print(json.dumps(plan_schema(), indent=2))
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="planshape", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    ev = sub.add_parser("evaluate", help="score TravelPlanner plans with the official metrics")
+    ev.add_argument("plans", nargs="?", help="submission JSONL ({idx, query, plan}); default: the sample world's")
+    ev.add_argument("--queries", help="queries: Hugging Face CSV/JSONL of the split")
+    ev.add_argument("--database", help="TravelPlanner database directory; default: the bundled sample world")
+    ev.add_argument("--mode", choices=("official", "strict"), default="official")
+    ev.add_argument("--split", choices=("train", "validation", "test"),
+                    help="use upstream's fixed hard-micro denominator for this split")
+    ev.add_argument("--json", metavar="REPORT", help="write the full report (every verdict) as JSON")
+    ev.add_argument("--no-progress", action="store_true", help="no progress bar")
+    ev.set_defaults(func=_evaluate)
+
+    sc = sub.add_parser("schema", help="print the JSON Schema of the structured plan format")
+    sc.set_defaults(func=_schema)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return args.func(args)
+    except (ValueError, OSError) as exc:
+        print(f"planshape {args.command}: error: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

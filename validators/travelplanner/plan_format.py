@@ -1,0 +1,213 @@
+"""The two plan formats and the schema gate.
+
+* upstream: a list of day dicts whose values are strings (``"Flight Number: F1, from A to B, ..."``);
+* structured: the Planner-R1 answer format, a list of day objects with typed ``city`` and
+  ``transportation`` (``plan.schema.json``).
+
+``gate`` turns untrusted model text into an upstream plan, or a reason why it cannot: size-bounded
+before parsing, strict JSON (no NaN), schema-validated with the failing day and field named.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+from typing import Any
+
+import jsonschema
+
+MAX_ANSWER_CHARS = 100_000
+SCHEMA_FILE = "plan.schema.json"
+DAY_FIELDS = ("breakfast", "attraction", "lunch", "dinner", "accommodation")
+
+
+@cache
+def plan_schema() -> dict[str, Any]:
+    """The published JSON Schema of the structured plan format."""
+    return json.loads(resources.files(__package__).joinpath(SCHEMA_FILE).read_text(encoding="utf-8"))
+
+
+@cache
+def _validator() -> jsonschema.protocols.Validator:
+    schema = plan_schema()
+    cls = jsonschema.validators.validator_for(schema)
+    return cls(schema)
+
+
+# ------------------------------------------------------------ structured -> upstream strings
+
+
+def _place(value: dict | None) -> str:
+    return "-" if value is None else f"{value['name']}, {value['city']}"
+
+
+def _transport(value: dict | None) -> str:
+    if value is None:
+        return "-"
+    leg = f"from {value['from']} to {value['to']}"
+    if value["mode"] == "flight":
+        parts = [f"Flight Number: {value['flight_number']}", leg]
+        if "departure_time" in value:
+            parts.append(f"Departure Time: {value['departure_time']}")
+        if "arrival_time" in value:
+            parts.append(f"Arrival Time: {value['arrival_time']}")
+    else:
+        parts = ["Self-driving" if value["mode"] == "self-driving" else "Taxi", leg]
+        for key in ("duration", "distance", "cost"):
+            if key in value:
+                cost = value[key]
+                parts.append(f"{key}: {int(cost) if key == 'cost' and float(cost).is_integer() else cost}")
+    return ", ".join(parts)
+
+
+def to_upstream(days: list[dict]) -> list[dict[str, Any]]:
+    """Structured (schema-valid) plan -> upstream day dicts, as the official evaluator reads them."""
+    out = []
+    for day in days:
+        city = day["city"]
+        out.append({
+            "days": day["days"],
+            "current_city": city["stay"] if "stay" in city else f"from {city['from']} to {city['to']}",
+            "transportation": _transport(day["transportation"]),
+            "breakfast": _place(day["breakfast"]),
+            "attraction": "".join(_place(a) + ";" for a in day["attraction"]) or "-",
+            "lunch": _place(day["lunch"]),
+            "dinner": _place(day["dinner"]),
+            "accommodation": _place(day["accommodation"]),
+        })
+    return out
+
+
+# ------------------------------------------------------------ upstream strings -> structured
+
+_FLIGHT = re.compile(
+    r"^Flight Number: (?P<flight_number>[^,]+), from (?P<from>.+?) to (?P<to>[^,]+)"
+    r"(?:, Departure Time: (?P<departure_time>[^,]+))?(?:, Arrival Time: (?P<arrival_time>[^,]+))?$"
+)
+_GROUND = re.compile(
+    r"^(?P<mode>Self-driving|Taxi), from (?P<from>.+?) to (?P<to>[^,]+)"
+    r"(?:, duration: (?P<duration>[^,]+))?(?:, distance: (?P<distance>.+?))?(?:, cost: (?P<cost>[0-9.]+))?$"
+)
+_TRAVEL = re.compile(r"^from (?P<from>.+?) to (?P<to>.+)$")
+
+
+class FormatError(ValueError):
+    """An upstream plan string that has no structured equivalent."""
+
+
+def _parse_place(text: str, where: str) -> dict | None:
+    if text in ("-", ""):
+        return None
+    name, sep, city = text.rpartition(",")
+    if not sep or not name.strip() or not city.strip():
+        raise FormatError(f"{where}: {text!r} is not 'Name, City'")
+    return {"name": name.lstrip(), "city": city.strip()}  # keep "Name , City" round-tripping exactly
+
+
+def _parse_transport(text: str, where: str) -> dict | None:
+    if text in ("-", ""):
+        return None
+    if m := _FLIGHT.match(text):
+        out = {"mode": "flight", **{k: v for k, v in m.groupdict().items() if v is not None}}
+        return out
+    if m := _GROUND.match(text):
+        out = {k: v for k, v in m.groupdict().items() if v is not None}
+        out["mode"] = out["mode"].lower()
+        if "cost" in out:
+            cost = float(out["cost"])
+            out["cost"] = int(cost) if cost.is_integer() else cost
+        return out
+    raise FormatError(f"{where}: {text!r} is not a flight, self-driving or taxi string")
+
+
+def from_upstream(days: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Upstream day dicts -> structured plan. Empty padding days (``{}``) are dropped."""
+    out = []
+    for i, day in enumerate(days, start=1):
+        if not day:
+            continue
+        where = f"day {i}"
+        current = day["current_city"]
+        m = _TRAVEL.match(current)
+        attractions = [p for p in day.get("attraction", "-").split(";") if p.strip() not in ("", "-")]
+        out.append({
+            "days": day.get("days", day.get("day", i)),
+            "city": {"from": m["from"], "to": m["to"]} if m else {"stay": current},
+            "transportation": _parse_transport(day.get("transportation", "-"), f"{where} transportation"),
+            "breakfast": _parse_place(day.get("breakfast", "-"), f"{where} breakfast"),
+            "attraction": [_parse_place(a, f"{where} attraction") for a in attractions],
+            "lunch": _parse_place(day.get("lunch", "-"), f"{where} lunch"),
+            "dinner": _parse_place(day.get("dinner", "-"), f"{where} dinner"),
+            "accommodation": _parse_place(day.get("accommodation", "-"), f"{where} accommodation"),
+        })
+    return out
+
+
+# ------------------------------------------------------------ the gate
+
+
+@dataclass(frozen=True)
+class GateResult:
+    """``plan`` holds upstream day dicts when ``ok``; otherwise ``reason`` says what is wrong."""
+
+    ok: bool
+    plan: list[dict[str, Any]] | None
+    reason: str
+    structured: list[dict[str, Any]] | None = None
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not valid JSON")
+
+
+def _where(path: list[Any]) -> str:
+    if not path:
+        return "plan"
+    head = f"day {path[0] + 1}" if isinstance(path[0], int) else str(path[0])
+    rest = ".".join(str(p) for p in path[1:])
+    return f"{head}, field '{rest}'" if rest else head
+
+
+def _schema_reason(instance: Any) -> str | None:
+    error = jsonschema.exceptions.best_match(_validator().iter_errors(instance))
+    if error is None:
+        return None
+    message = error.message if len(error.message) <= 200 else error.message[:197] + "..."
+    return f"{_where(list(error.absolute_path))}: {message}"
+
+
+def parse_json(text: str | bytes, max_chars: int = MAX_ANSWER_CHARS) -> tuple[Any, str | None]:
+    """Strict, size-bounded JSON parsing of untrusted text: ``(value, None)`` or ``(None, reason)``."""
+    if isinstance(text, bytes):
+        try:
+            text = text.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            return None, f"answer is not UTF-8 ({exc.reason} at byte {exc.start})"
+    if not isinstance(text, str):
+        return None, f"answer is a {type(text).__name__}, not text"
+    if len(text) > max_chars:
+        return None, f"answer is {len(text)} characters, over the {max_chars} limit"
+    try:
+        return json.loads(text, parse_constant=_reject_constant), None
+    except RecursionError:
+        return None, "answer JSON is nested too deeply"
+    except ValueError as exc:
+        return None, f"answer is not valid JSON ({str(exc)[:120]})"
+
+
+def gate(answer: Any, max_chars: int = MAX_ANSWER_CHARS) -> GateResult:
+    """The schema gate: JSON text (or an already-parsed value) -> upstream plan, or the reason it fails."""
+    if isinstance(answer, (str, bytes)):
+        answer, reason = parse_json(answer, max_chars)
+        if reason:
+            return GateResult(False, None, reason)
+    try:
+        reason = _schema_reason(answer)
+    except RecursionError:
+        reason = "plan is nested too deeply"
+    if reason:
+        return GateResult(False, None, reason)
+    return GateResult(True, to_upstream(answer), "conforms to the plan schema", answer)
