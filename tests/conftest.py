@@ -1,0 +1,47 @@
+"""Shared fixtures. Tests that need ``../shared/travelplanner`` skip with a reason where it is absent
+(a user's clone); ``.ci/run`` refuses to run without it, so in CI they always run."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "travelplanner"
+
+
+@pytest.fixture(scope="session")
+def shared_dir() -> Path:
+    if not (SHARED / "database").is_dir():
+        pytest.skip(f"TravelPlanner data not found at {SHARED} (clone the project beside ../shared)")
+    return SHARED
+
+
+@pytest.fixture(scope="session")
+def database(shared_dir):
+    from planshape.validators.travelplanner.database import load_database
+
+    return load_database(shared_dir / "database")
+
+
+@pytest.fixture(scope="session")
+def train_records(shared_dir):
+    from planshape.validators.travelplanner.query import read_records
+
+    return read_records(shared_dir / "train.csv")
+
+
+@pytest.fixture(scope="session")
+def train(train_records):
+    """(query, gold plan) pairs of the 45 train rows."""
+    from planshape.validators.travelplanner.query import Query, gold_plan
+
+    return [(Query.from_record(r), gold_plan(r)) for r in train_records]
+
+
+@pytest.fixture(scope="session")
+def sample_store():
+    from planshape.validators.travelplanner.database import load_database
+    from planshape.validators.travelplanner.sample import sample_database
+
+    return load_database(sample_database())
