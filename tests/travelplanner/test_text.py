@@ -44,3 +44,17 @@ def test_flight_number_needs_exact_spelling():
         pass
     else:
         raise AssertionError("upstream raises IndexError here")
+
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from planshape.validators.travelplanner.text import name_city_pattern  # noqa: E402
+
+_pieces = st.sampled_from(["a", "B c", ",", ", ", " ", "(", ")", "(State)", "\n", "\t", "Rockford", "x(y", ",,"])
+
+
+@settings(max_examples=2000, deadline=None)
+@given(st.lists(_pieces, max_size=8).map("".join) | st.text(max_size=30))
+def test_fast_name_city_equals_upstream_pattern(text):
+    assert name_city(text) == name_city_pattern(text)

@@ -9,7 +9,7 @@ Mode flags (``modes.Mode``) switch each known quirk on (official) or off (strict
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from .modes import Mode
@@ -32,6 +32,7 @@ class Trip:
     days: list[Any]
     store: SandboxStore
     mode: Mode
+    _memo: dict = field(default_factory=dict, compare=False, repr=False)
 
     def city(self, text: Any) -> str:
         """A city name with its ``(State)`` removed; strict mode also strips spaces (Q10)."""
@@ -47,9 +48,15 @@ class Trip:
         return attraction_items(attraction, self.mode.drop_last_attraction)
 
     def places(self, table: str, text: str) -> list:
-        """Database rows named by a ``Name, City`` plan item."""
+        """Database rows named by a ``Name, City`` plan item (memoised: checks look items up repeatedly)."""
+        key = (table, text) if isinstance(text, str) and getattr(self.store, "memoise", True) else None
+        if key in self._memo:
+            return self._memo[key]
         name, city = parse_name_city(text)
-        return self.store.places(table, name, city, exact=not self.mode.substring_match)
+        rows = self.store.places(table, name, city, exact=not self.mode.substring_match)
+        if key is not None:
+            self._memo[key] = rows
+        return rows
 
     def same(self, text: str) -> str:
         """The key under which two plan items count as a repeat (Q4: raw string, or normalised)."""

@@ -32,12 +32,28 @@ def before_parenthesis(text: str) -> str:
     """
     if not isinstance(text, str):
         raise TypeError(f"expected a city string, got {type(text).__name__}")
+    if "(" not in text:
+        return text
     match = _BEFORE_PAREN.search(text)
     return match.group(1) if match else text
 
 
 def name_city(text: str) -> tuple[str, str]:
-    """``"Name, City(State)"`` -> ``("Name", "City")``; text without a comma gives ``("-", "-")``."""
+    """``"Name, City(State)"`` -> ``("Name", "City")``; text without a comma gives ``("-", "-")``.
+
+    Split at the last comma; a string with a newline takes the regex path (``.`` stops at newlines).
+    ``tests/travelplanner/test_text.py`` checks both paths agree with the upstream pattern.
+    """
+    if isinstance(text, str) and "\n" not in text:
+        cut = text.rfind(",")
+        if cut < 0 or cut == len(text) - 1:
+            return "-", "-"
+        return text[:cut].strip(), before_parenthesis(text[cut + 1 :].strip()).strip()
+    return name_city_pattern(text)
+
+
+def name_city_pattern(text: str) -> tuple[str, str]:
+    """The upstream pattern itself, for any text."""
     match = _NAME_CITY.search(text)
     if match is None:
         return "-", "-"

@@ -1,0 +1,52 @@
+"""``planshape evaluate`` end to end: the sample world by default, the real train split with --database."""
+
+import json
+
+import pytest
+
+from planshape.shaping.cli import main
+
+
+def test_evaluate_sample_world(tmp_path, capsys):
+    report_path = tmp_path / "report.json"
+    assert main(["evaluate", "--json", str(report_path), "--no-progress"]) == 0
+    out = capsys.readouterr().out
+    assert "mode: official" in out and "Final Pass Rate" in out and "sample world" in out
+    report = json.loads(report_path.read_text())
+    assert report["mode"] == "official"
+    assert report["metrics"]["numerators"]["final_pass_rate"] == 3
+    assert report["metrics"]["numerators"]["delivery_rate"] == 7
+    plans = report["plans"]
+    assert plans[1]["hard"]["valid_cost"] == {"verdict": "fail", "reason": "The total cost 860 exceeds the budget 700."}
+    assert plans[3]["hard"] is None and "is_valid_information_in_sandbox" in plans[3]["note"]
+    assert plans[6]["final_pass"]  # the structured-format plan
+    assert set(plans[0]["commonsense"]) >= {"is_valid_information_in_sandbox", "is_not_absent"}
+
+
+def test_evaluate_train_gold_plans(tmp_path, shared_dir, train_records, capsys):
+    from planshape.validators.travelplanner.query import gold_plan
+
+    plans = tmp_path / "gold.jsonl"
+    plans.write_text("".join(json.dumps({"idx": i, "plan": gold_plan(r)}) + "\n" for i, r in enumerate(train_records)))
+    report_path = tmp_path / "r.json"
+    for mode in ("official", "strict"):
+        argv = ["evaluate", str(plans), "--queries", str(shared_dir / "train.csv"), "--database",
+                str(shared_dir / "database"), "--split", "train", "--mode", mode, "--json", str(report_path)]
+        assert main(argv) == 0
+        report = json.loads(report_path.read_text())
+        assert report["mode"] == mode
+        assert set(report["metrics"]["rates"].values()) == {1.0}
+
+
+def test_mismatched_files_fail_with_message(tmp_path, capsys):
+    from planshape.validators.travelplanner.sample import sample_queries
+
+    plans = tmp_path / "one.jsonl"
+    plans.write_text('{"plan": null}\n')
+    assert main(["evaluate", str(plans), "--queries", str(sample_queries()), "--no-progress"]) == 2
+    assert "1 plans but 8 queries" in capsys.readouterr().err
+
+
+def test_plans_without_queries_is_a_usage_error(tmp_path):
+    with pytest.raises(SystemExit):
+        main(["evaluate", str(tmp_path / "x.jsonl")])
