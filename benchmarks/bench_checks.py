@@ -16,7 +16,6 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from pandas_baseline import PandasStore  # noqa: E402
-
 from planshape.validators.travelplanner.database import load_database  # noqa: E402
 from planshape.validators.travelplanner.evaluate import check_plan  # noqa: E402
 from planshape.validators.travelplanner.query import Query, gold_plan, read_records  # noqa: E402

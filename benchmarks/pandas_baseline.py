@@ -11,7 +11,6 @@ import re
 from pathlib import Path
 
 import pandas as pd
-
 from planshape.validators.travelplanner.database import FILES, read_city_states
 from planshape.validators.travelplanner.sandbox import Accommodation, Attraction, Distance, Flight, Restaurant
 
@@ -62,7 +61,8 @@ class PandasStore:
 
     def flight_on_route(self, number, origin, destination, date=None):
         df = self.flights_df
-        hit = df[(df["Flight Number"] == number) & (df["OriginCityName"] == origin) & (df["DestCityName"] == destination)]
+        hit = df[(df["Flight Number"] == number) & (df["OriginCityName"] == origin)
+                 & (df["DestCityName"] == destination)]
         if date is not None:
             hit = hit[hit["FlightDate"] == date]
         return self._flight(hit)

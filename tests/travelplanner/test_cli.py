@@ -3,7 +3,6 @@
 import json
 
 import pytest
-
 from planshape.shaping.cli import main
 
 

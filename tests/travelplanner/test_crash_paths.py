@@ -1,7 +1,6 @@
 """Inputs that crash the upstream evaluator (notes §7) get failing verdicts with a reason, never an exception."""
 
 import pytest
-
 from planshape.validators.travelplanner.evaluate import check_plan
 
 from .helpers import ROCKFORD, rockford

@@ -3,7 +3,6 @@
 import shutil
 
 import pytest
-
 from planshape.validators.travelplanner.database import DatabaseError, load_database
 from planshape.validators.travelplanner.sandbox import ground_cost
 

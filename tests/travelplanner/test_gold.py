@@ -3,7 +3,6 @@
 import json
 
 import pytest
-
 from planshape.validators.travelplanner.evaluate import check_plan
 from planshape.validators.travelplanner.metrics import compute_metrics
 from planshape.validators.travelplanner.plan_format import from_upstream, gate, to_upstream

@@ -4,7 +4,6 @@ import json
 
 import jsonschema
 import pytest
-
 from planshape.validators.travelplanner.plan_format import (
     FormatError,
     from_upstream,

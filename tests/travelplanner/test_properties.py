@@ -6,7 +6,6 @@ import json
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
 from planshape.validators.travelplanner.evaluate import check_plan
 from planshape.validators.travelplanner.modes import QUIRKS, STRICT
 from planshape.validators.travelplanner.plan_format import gate

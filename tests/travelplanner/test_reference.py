@@ -16,7 +16,7 @@ def test_table_parsing_keeps_multiword_headers():
 
 def test_gold_plans_pass_on_their_own_reference_sandbox(train_records, train, database):
     failures = []
-    for record, (query, plan) in zip(train_records, train):
+    for record, (query, plan) in zip(train_records, train, strict=True):
         store = sandbox_from_reference(record)
         result = check_plan(plan, query, store, "official")
         if not result.final_pass:

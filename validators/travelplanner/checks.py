@@ -15,9 +15,8 @@ from typing import Any
 from .modes import Mode
 from .query import Query
 from .sandbox import SandboxStore, ground_cost, vehicles
-from .text import NO_MORE_DAYS, attraction_items, before_parenthesis, extract_from_to, flight_number
+from .text import NO_MORE_DAYS, attraction_items, before_parenthesis, extract_from_to, flight_number, transport_kind
 from .text import name_city as parse_name_city
-from .text import transport_kind
 
 Outcome = tuple[bool | None, str]
 MEALS = ("breakfast", "lunch", "dinner")

@@ -82,9 +82,13 @@ def read_rows(path: Path, table: str) -> Iterator[tuple]:
             if len(cells) < width or any(c in NA_STRINGS for c in cells):
                 continue  # short rows are NaN-filled by pandas, then dropped
             try:
-                yield row_type(*(conv(cells[i]) for i, (_, conv) in zip(where, columns)))
+                yield row_type(*(conv(cells[i]) for i, (_, conv) in zip(where, columns, strict=True)))
             except ValueError as exc:
                 raise DatabaseError(f"{path}: line {reader.line_num}: {exc}") from None
+
+
+def _cell(value: str | None) -> str | None:
+    return None if value is None or value in NA_STRINGS else value
 
 
 def read_distances(path: Path) -> Iterator[Distance]:
@@ -97,12 +101,7 @@ def read_distances(path: Path) -> Iterator[Distance]:
         for row in reader:
             if None in row:
                 raise DatabaseError(f"{path}: line {reader.line_num}: too many fields")
-
-            def cell(key: str) -> str | None:
-                value = row[key]
-                return None if value is None or value in NA_STRINGS else value
-
-            yield Distance(row["origin"], row["destination"], cell("duration"), cell("distance"))
+            yield Distance(row["origin"], row["destination"], _cell(row["duration"]), _cell(row["distance"]))
 
 
 def read_city_states(path: Path) -> dict[str, str]:

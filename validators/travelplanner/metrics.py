@@ -89,7 +89,7 @@ def per_constraint(results: Sequence[PlanResult]) -> dict[str, dict[str, int]]:
 def breakdown(queries: Sequence[Query], results: Sequence[PlanResult]) -> list[dict[str, Any]]:
     """Counts per (level, trip length), as upstream prints them."""
     groups: dict[tuple[str, int], list[PlanResult]] = {}
-    for q, r in zip(queries, results):
+    for q, r in zip(queries, results, strict=True):
         groups.setdefault((q.level, q.days), []).append(r)
     rows = []
     for (level, days), rs in sorted(groups.items(), key=lambda kv: (_level_order(kv[0][0]), kv[0][1])):

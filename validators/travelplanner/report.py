@@ -32,7 +32,7 @@ def evaluate_all(
     if len(submitted) != len(queries):
         raise ValueError(f"{len(submitted)} plans but {len(queries)} queries; the files must pair line by line")
     mode_name = get_mode(mode).name
-    items = list(zip(submitted, queries))
+    items = list(zip(submitted, queries, strict=True))
     results: list[PlanResult] = []
     steps = track(items, description=f"checking ({mode_name})", transient=True) if progress else items
     for sub, query in steps:
