@@ -1,0 +1,49 @@
+"""From a trainer's tensors to per-token advantages: scores + assistant mask + group ids -> (B, L) tensor.
+
+This is the whole job of an adapter's estimator: find turns in the mask, compute per-turn advantages in
+numpy, broadcast them back in torch on the mask's device.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import torch
+
+from .advantages import Advantages, Estimator, Rollouts
+from .turns import broadcast, turn_spans
+
+
+def group_codes(index: Sequence[Any] | np.ndarray) -> np.ndarray:
+    """Dense integer codes for arbitrary group ids (VERL's ``uid`` strings, TRL's prompt positions)."""
+    _, codes = np.unique(np.asarray(index, dtype=object).astype(str), return_inverse=True)
+    return codes.astype(np.int64)
+
+
+def token_advantages(
+    scores: torch.Tensor | np.ndarray,
+    mask: torch.Tensor,
+    index: Sequence[Any] | np.ndarray,
+    estimator: Estimator,
+    success: np.ndarray | None = None,
+    success_threshold: float | None = None,
+    **options: Any,
+) -> tuple[torch.Tensor, Advantages]:
+    """Per-token advantages (0 outside assistant turns) and the per-turn result behind them.
+
+    ``success`` flags each trajectory; without it, ``success_threshold`` turns scores into flags
+    (score >= threshold). GRPO needs neither.
+    """
+    reward = torch.as_tensor(scores).detach().double().cpu().numpy().reshape(-1)
+    if success is None:
+        if success_threshold is None:
+            success = np.zeros(len(reward), dtype=bool)
+        else:
+            success = reward >= success_threshold
+    spans = turn_spans(mask)
+    turns, lengths = spans.numpy()
+    rollouts = Rollouts(group_codes(index), reward, np.asarray(success, dtype=bool), turns, lengths)
+    result = estimator(rollouts, **options)
+    return broadcast(result.per_turn, mask, spans), result
