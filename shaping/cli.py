@@ -43,6 +43,47 @@ def _schema(args: argparse.Namespace) -> int:
     return 0
 
 
+def _score(args: argparse.Namespace) -> int:
+    from planshape.validators.travelplanner import sample
+
+    from . import plugins
+    from .reward import Scorer, open_store
+    from .rollout_file import print_rollouts, read_rollouts, score_rollouts
+    from .schedules import LinearDecay
+
+    console = Console()
+    database = args.database or sample.sample_database()
+    if args.database is None:
+        console.print(f"[dim]no --database given: using the bundled sample world ({database})[/dim]")
+    scorer = Scorer(open_store(str(database)), args.mode, args.schedule)
+    options: dict = {}
+    if args.estimator == "planpo":
+        alpha = LinearDecay(args.alpha, args.alpha_final if args.alpha_final is not None else args.alpha / 2,
+                            args.total_steps)
+        options = {"alpha": alpha(args.step), "grouping": args.grouping}
+    report = score_rollouts(read_rollouts(args.rollouts or sample.sample_dir() / "rollouts.jsonl"), scorer,
+                            plugins.estimator(args.estimator), args.step, **options)
+    print_rollouts(report, console)
+    if args.json:
+        Path(args.json).write_text(json.dumps(report, indent=2), encoding="utf-8")
+        console.print(f"report written to {args.json}")
+    return 0
+
+
+def _plugins(args: argparse.Namespace) -> int:
+    from rich.table import Table
+
+    from . import plugins
+
+    table = Table(title="planshape plugins", title_justify="left")
+    table.add_column("plugin")
+    table.add_column("hooks")
+    for name, hooks in plugins.describe():
+        table.add_row(name, ", ".join(hooks))
+    Console().print(table)
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="planshape", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -57,6 +98,23 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--json", metavar="REPORT", help="write the full report (every verdict) as JSON")
     ev.add_argument("--no-progress", action="store_true", help="no progress bar")
     ev.set_defaults(func=_evaluate)
+
+    sr = sub.add_parser("score", help="rewards and advantages for a rollouts file (JSONL)")
+    sr.add_argument("rollouts", nargs="?", help="rollouts JSONL; default: the sample world's")
+    sr.add_argument("--database", help="TravelPlanner database directory; default: the bundled sample world")
+    sr.add_argument("--mode", choices=("official", "strict"), default="strict")
+    sr.add_argument("--schedule", default="stage1", help="reward schedule: stage1|stage2|stage3|curriculum-8b|...")
+    sr.add_argument("--step", type=int, default=0, help="optimizer steps completed (selects stage and α)")
+    sr.add_argument("--estimator", default="planpo", help="advantage estimator: planpo|grpo|<plugin>")
+    sr.add_argument("--alpha", type=float, default=0.1, help="PlanPO α_init")
+    sr.add_argument("--alpha-final", type=float, default=None, help="PlanPO α_final (default α_init / 2)")
+    sr.add_argument("--total-steps", type=int, default=500, help="α decay horizon in steps")
+    sr.add_argument("--grouping", default="task", choices=("task", "index", "index-success"))
+    sr.add_argument("--json", metavar="REPORT", help="write every trajectory's and turn's numbers as JSON")
+    sr.set_defaults(func=_score)
+
+    pl = sub.add_parser("plugins", help="list loaded plugins and the hooks each implements")
+    pl.set_defaults(func=_plugins)
 
     sc = sub.add_parser("schema", help="print the JSON Schema of the structured plan format")
     sc.set_defaults(func=_schema)

@@ -1,0 +1,50 @@
+"""The built-in plugin: planshape's own defaults, registered through the same hooks as any third-party plugin."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from planshape.validators.travelplanner.checks import COMMONSENSE, HARD, Check
+from planshape.validators.travelplanner.evaluate import PlanResult
+from planshape.validators.travelplanner.query import Query
+
+from .advantages import BUILTIN_ESTIMATORS, Estimator
+from .hookspecs import hookimpl
+from .reward import plan_components
+from .schedules import PRESETS, Schedule
+
+OPEN, CLOSE = "<answer>", "</answer>"
+
+
+@hookimpl
+def planshape_extract_answer(text: str) -> str | None:
+    """The content of the last ``<answer>...</answer>`` block (Planner-R1's answer format)."""
+    if not isinstance(text, str):
+        return None
+    start = text.rfind(OPEN)
+    if start < 0:
+        return None
+    end = text.find(CLOSE, start + len(OPEN))
+    if end < 0:
+        return None
+    return text[start + len(OPEN) : end].strip()
+
+
+@hookimpl
+def planshape_checks() -> Sequence[Check]:
+    return (*COMMONSENSE, *HARD)
+
+
+@hookimpl
+def planshape_reward_components(result: PlanResult, query: Query) -> Mapping[str, float]:
+    return plan_components(result, query)
+
+
+@hookimpl
+def planshape_schedules() -> Mapping[str, Schedule]:
+    return PRESETS
+
+
+@hookimpl
+def planshape_advantage_estimators() -> Mapping[str, Estimator]:
+    return BUILTIN_ESTIMATORS

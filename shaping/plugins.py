@@ -1,0 +1,102 @@
+"""A small facade over the pluggy plugin manager, built once per process on first use.
+
+Plugins are found through the ``planshape`` entry-point group in every process that uses planshape
+(Ray workers included, since each builds its own manager). Environment switches:
+
+* ``PLANSHAPE_BLOCK_PLUGINS``: comma-separated plugin names not to load (``planshape.builtin`` included);
+* ``PLANSHAPE_TRACE_HOOKS=1``: print every hook call and result to stderr.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Mapping
+from functools import cache
+from typing import Any
+
+import pluggy
+
+from . import hookspecs
+
+BUILTIN = "planshape.builtin"
+BLOCK_ENV = "PLANSHAPE_BLOCK_PLUGINS"
+TRACE_ENV = "PLANSHAPE_TRACE_HOOKS"
+
+
+@cache
+def plugin_manager() -> pluggy.PluginManager:
+    pm = pluggy.PluginManager(hookspecs.PROJECT)
+    pm.add_hookspecs(hookspecs)
+    for name in filter(None, (n.strip() for n in os.environ.get(BLOCK_ENV, "").split(","))):
+        pm.set_blocked(name)
+    if not pm.is_blocked(BUILTIN):
+        from . import builtin
+
+        pm.register(builtin, name=BUILTIN)
+    pm.load_setuptools_entrypoints(hookspecs.PROJECT)
+    if os.environ.get(TRACE_ENV, "") not in ("", "0"):
+        pm.trace.root.setwriter(lambda message: sys.stderr.write(message))
+        pm.enable_tracing()
+    return pm
+
+
+def reset() -> None:
+    """Forget the manager (tests; or after changing the environment switches)."""
+    plugin_manager.cache_clear()
+
+
+def _merged(results: list[Mapping[str, Any]]) -> dict[str, Any]:
+    merged: dict[str, Any] = {}
+    for mapping in reversed(results):  # earlier-registered first, so later plugins override by name
+        merged.update(mapping)
+    return merged
+
+
+def extract_answer(text: str) -> str | None:
+    return plugin_manager().hook.planshape_extract_answer(text=text)
+
+
+def checks() -> tuple[tuple, tuple]:
+    """(commonsense, hard) checks from every plugin; a key defined twice is a configuration error."""
+    # pluggy answers last-registered first; reversed, the built-in checks come first, in their official order
+    everything = [c for group in reversed(plugin_manager().hook.planshape_checks()) for c in group]
+    seen: dict[str, Any] = {}
+    for check in everything:
+        if check.key in seen:
+            raise ValueError(f"check {check.key!r} is provided by two plugins; rename one")
+        if check.category not in ("commonsense", "hard"):
+            raise ValueError(f"check {check.key!r}: category must be 'commonsense' or 'hard', got {check.category!r}")
+        seen[check.key] = check
+    return (tuple(c for c in everything if c.category == "commonsense"),
+            tuple(c for c in everything if c.category == "hard"))
+
+
+def schedules() -> dict[str, Any]:
+    return _merged(plugin_manager().hook.planshape_schedules())
+
+
+def estimators() -> dict[str, Any]:
+    return _merged(plugin_manager().hook.planshape_advantage_estimators())
+
+
+def estimator(name: str):
+    """The estimator registered under ``name``; an unknown name fails with the known ones."""
+    known = estimators()
+    if name not in known:
+        raise ValueError(f"unknown advantage estimator {name!r}; known: {sorted(known)}")
+    return known[name]
+
+
+def reward_components(result, query) -> dict[str, float]:
+    return _merged(plugin_manager().hook.planshape_reward_components(result=result, query=query))
+
+
+def describe() -> list[tuple[str, list[str]]]:
+    """Every loaded plugin with the hooks it implements."""
+    pm = plugin_manager()
+    out = []
+    for name, plugin in pm.list_name_plugin():
+        hooks = sorted(h.name for h in pm.get_hookcallers(plugin) or [])
+        out.append((name, hooks))
+    return out
