@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-GROUPINGS = ("task", "index", "index-success")
+GROUPINGS = ("index-success", "index", "task")
 FAILURE_CREDIT = ("none", "turn-cap")
 
 
@@ -113,7 +113,7 @@ def grpo(rollouts: Rollouts, norm_by_std: bool = True, eps: float = 1e-6, **_: A
 def planpo(
     rollouts: Rollouts,
     alpha: float = 0.1,
-    grouping: str = "task",
+    grouping: str = "index-success",
     norm: str = "std",
     eps: float = 1e-6,
     failure_credit: str = "none",
@@ -124,14 +124,20 @@ def planpo(
 
     * A^E normalises R^E_i = 1[success]·R_i / T_i over the N trajectories of a group; each trajectory is one
       sample, however many turns it has.
-    * A^S normalises R^S_{i,t} = 1[success]·R_i / L_{i,t}. ``grouping`` picks the turn group:
-      ``"task"`` (default) pools every turn of every successful trajectory of the task, as the paper's prose
-      says ("flatten all successful responses ... into one group"); ``"index"`` is Eq. (4) as written (turn
-      index t, all trajectories still active); ``"index-success"`` is turn index t over successes only.
-      The default avoids the per-index baseline, which depends on which trajectories are still active at t
-      and so on the policy's own stopping turns (biased under policy-controlled length, verl RFC #7244), and it
-      does not leak the success signal (already in A^E) into the length term. Under "task", a task with fewer
-      than two successful trajectories gets A^S = 0: length is only credited relative to another success.
+    * A^S normalises R^S_{i,t} = 1[success]·R_i / L_{i,t}. ``grouping`` picks the turn group (the paper's
+      text and Eq. (4) disagree, notes §2.3):
+      ``"index-success"`` (default): turn index t over the successful trajectories still active at t;
+      ``"index"``: Eq. (4) as written, turn index t over every active trajectory, failures included;
+      ``"task"``: every turn of every successful trajectory of the task in one group (the prose's "flatten").
+      Why the default: it keeps the prose's "only among successful responses" and Eq. (4)'s per-index
+      comparison, so the length term compares a response only with other successes' responses at the same
+      point of the task. "index" leaks the success signal (already in A^E) into the length term: a success
+      gets A^S > 0 next to an active failure even with equal lengths. "task" ranks a trajectory's turns against
+      each other, so even identical trajectories get non-zero A^S (a long final-answer turn is always
+      penalised). The default's known cost, shared with "index": its baseline at turn t depends on which
+      trajectories are still active at t, i.e. on the policy's own stopping turns (verl RFC #7244; see
+      tests/shaping/test_advantages.py). Under "task", a task with fewer than two successful trajectories
+      gets A^S = 0: length is only credited relative to another success.
     * Turns of failed trajectories get A^S = 0 under "task" and "index-success".
     * ``norm``: "std" (F_norm = std + ε) or "none" (F_norm = 1).
     * ``failure_credit``: "none" (the paper: failures get R^E = 0, whatever their shaped reward) or

@@ -109,7 +109,7 @@ def build_parser() -> argparse.ArgumentParser:
     sr.add_argument("--alpha", type=float, default=0.1, help="PlanPO α_init")
     sr.add_argument("--alpha-final", type=float, default=None, help="PlanPO α_final (default α_init / 2)")
     sr.add_argument("--total-steps", type=int, default=500, help="α decay horizon in steps")
-    sr.add_argument("--grouping", default="task", choices=("task", "index", "index-success"))
+    sr.add_argument("--grouping", default="index-success", choices=("index-success", "index", "task"))
     sr.add_argument("--json", metavar="REPORT", help="write every trajectory's and turn's numbers as JSON")
     sr.set_defaults(func=_score)
 

@@ -1,0 +1,182 @@
+"""Every hook is tested here (``test_hook_<name>``) and documented in docs/hooks.md; a meta-test enforces both."""
+
+import inspect
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from planshape.shaping import hookspecs, plugins
+from planshape.shaping.advantages import Advantages, Rollouts
+from planshape.shaping.hookspecs import hookimpl
+from planshape.shaping.reward import Scorer
+from planshape.shaping.schedules import Schedule, Stage
+from planshape.validators.travelplanner.checks import COMMONSENSE, Check
+
+ROOT = Path(__file__).resolve().parents[2]
+ANSWER = (ROOT / "validators/travelplanner/sample_world/rollouts.jsonl").read_text().splitlines()[0]
+
+
+@pytest.fixture
+def registered():
+    """Register plugin objects for one test, then restore the manager."""
+    names = []
+
+    def register(plugin, name):
+        plugins.plugin_manager().register(plugin, name=name)
+        names.append(name)
+
+    yield register
+    for name in names:
+        plugins.plugin_manager().unregister(name=name)
+
+
+@pytest.fixture
+def sample_row():
+    return json.loads(ANSWER)
+
+
+def test_hook_planshape_extract_answer(registered, sample_row, sample_store):
+    assert plugins.extract_answer("x <answer>1</answer> y <answer> 2 </answer>") == "2"
+    assert plugins.extract_answer("<answer>unterminated") is None
+
+    class Fenced:
+        @hookimpl
+        def planshape_extract_answer(self, text):
+            return text.split("```json", 1)[1].split("```", 1)[0] if "```json" in text else None
+
+    registered(Fenced(), "fenced")
+    body = sample_row["text"].split("<answer>")[1].split("</answer>")[0]
+    scored = Scorer(sample_store).score(f"plan:\n```json\n{body}\n```", sample_row["query"])
+    assert scored.components["pass"] == 1.0
+    assert plugins.extract_answer("<answer>a</answer>") == "a"  # the built-in still answers when the plugin abstains
+
+
+def test_hook_planshape_checks(registered, sample_row, sample_store):
+    def no_pets(trip):
+        return (False, "pets seen") if "Pet" in json.dumps(trip.days) else (True, "no pets")
+
+    class Extra:
+        @hookimpl
+        def planshape_checks(self):
+            return [Check("no_pet_shops", "No Pet Shops", "commonsense", no_pets)]
+
+    registered(Extra(), "extra-check")
+    commonsense, hard = plugins.checks()
+    assert [c.key for c in commonsense] == [c.key for c in COMMONSENSE] + ["no_pet_shops"]
+    assert len(hard) == 5
+    scored = Scorer(sample_store).score(sample_row["text"], sample_row["query"])
+    assert "no_pet_shops" in scored.result.commonsense and scored.components["cs_micro"] == 1.0
+
+    class Clash:
+        @hookimpl
+        def planshape_checks(self):
+            return [Check("valid_cost", "Budget again", "hard", no_pets)]
+
+    registered(Clash(), "clash")
+    with pytest.raises(ValueError, match="provided by two plugins"):
+        plugins.checks()
+
+
+def test_hook_planshape_reward_components(registered, sample_row, sample_store):
+    class Brevity:
+        @hookimpl
+        def planshape_reward_components(self, result, query):
+            return {"short_plan": 1.0 if len(result.commonsense) else 0.0}
+
+    registered(Brevity(), "brevity")
+    logged = Scorer(sample_store).score(sample_row["text"], sample_row["query"])
+    assert logged.components["short_plan"] == 1.0 and logged.reward == 5.0  # logged only, weight 0
+    weighted = Scorer(sample_store, component_weights={"short_plan": 2.0})
+    weighted = weighted.score(sample_row["text"], sample_row["query"])
+    assert weighted.reward == 7.0
+
+
+def test_hook_planshape_schedules(registered, sample_row, sample_store):
+    weights = {"cs_micro": 0.0, "hard_micro": 0.0, "cs_macro": 0.0, "hard_macro": 0.0, "pass": 3.0}
+
+    class Mine:
+        @hookimpl
+        def planshape_schedules(self):
+            return {"triple-pass": Schedule("triple-pass", (Stage(0, "only", weights),))}
+
+    registered(Mine(), "mine")
+    assert "curriculum-8b" in plugins.schedules() and "triple-pass" in plugins.schedules()
+    assert Scorer(sample_store, schedule="triple-pass").score(sample_row["text"], sample_row["query"]).reward == 3.0
+
+
+def test_hook_planshape_advantage_estimators(registered):
+    class Flat:
+        @hookimpl
+        def planshape_advantage_estimators(self):
+            def flat(rollouts, **_):
+                ones = np.ones(len(rollouts.lengths))
+                return Advantages(np.ones(len(rollouts.reward)), 0 * ones, ones)
+            return {"flat": flat}
+
+    registered(Flat(), "flat")
+    r = Rollouts.build(["g", "g"], [1.0, 0.0], [True, False], [[3], [4, 5]])
+    assert plugins.estimator("flat")(r).per_turn.tolist() == [1.0, 1.0, 1.0]
+    assert set(plugins.estimators()) >= {"grpo", "planpo", "flat"}
+    with pytest.raises(ValueError, match="unknown advantage estimator 'ppo'"):
+        plugins.estimator("ppo")
+
+
+def _install_entry_point(tmp_path, monkeypatch):
+    """A real distribution on sys.path advertising a ``planshape`` entry point."""
+    (tmp_path / "planshape_demo_plugin.py").write_text(
+        "from planshape.shaping.hookspecs import hookimpl\n"
+        "@hookimpl\n"
+        "def planshape_extract_answer(text):\n"
+        "    return 'demo' if text == 'ping' else None\n")
+    dist = tmp_path / "planshape_demo_plugin-1.0.dist-info"
+    dist.mkdir()
+    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: planshape-demo-plugin\nVersion: 1.0\n")
+    (dist / "entry_points.txt").write_text("[planshape]\ndemo = planshape_demo_plugin\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+
+
+def test_entry_point_plugins_load_and_can_be_blocked(tmp_path, monkeypatch):
+    _install_entry_point(tmp_path, monkeypatch)
+    try:
+        plugins.reset()
+        assert plugins.extract_answer("ping") == "demo"
+        assert "demo" in dict(plugins.describe())
+        monkeypatch.setenv(plugins.BLOCK_ENV, "demo")
+        plugins.reset()
+        assert plugins.extract_answer("ping") is None
+        monkeypatch.setenv(plugins.BLOCK_ENV, "planshape.builtin")
+        plugins.reset()
+        assert plugins.extract_answer("<answer>x</answer>") is None and plugins.schedules() == {}
+    finally:
+        monkeypatch.delenv(plugins.BLOCK_ENV, raising=False)
+        sys.modules.pop("planshape_demo_plugin", None)
+        plugins.reset()
+
+
+def test_trace_switch_prints_hook_calls(monkeypatch, capsys):
+    monkeypatch.setenv(plugins.TRACE_ENV, "1")
+    try:
+        plugins.reset()
+        plugins.extract_answer("<answer>x</answer>")
+        assert "planshape_extract_answer" in capsys.readouterr().err
+    finally:
+        monkeypatch.delenv(plugins.TRACE_ENV)
+        plugins.reset()
+
+
+def test_every_hook_is_tested_and_documented():
+    specs = [name for name, fn in inspect.getmembers(hookspecs, inspect.isfunction) if name.startswith("planshape_")]
+    assert len(specs) == 5
+    tests = {name for name, _ in inspect.getmembers(sys.modules[__name__], inspect.isfunction)}
+    docs = (ROOT / "docs/hooks.md").read_text()
+    assert [s for s in specs if f"test_hook_{s}" not in tests] == []
+    assert [s for s in specs if f"### `{s}(" not in docs] == []
+
+
+def test_cli_lists_plugins(capsys):
+    from planshape.shaping.cli import main
+
+    assert main(["plugins"]) == 0
+    assert "planshape.builtin" in capsys.readouterr().out
