@@ -13,7 +13,6 @@ from rich.console import Console
 
 def _evaluate(args: argparse.Namespace) -> int:
     from planshape.validators.travelplanner import sample
-    from planshape.validators.travelplanner.database import load_database
     from planshape.validators.travelplanner.query import load_queries
     from planshape.validators.travelplanner.report import evaluate_all, print_report
     from planshape.validators.travelplanner.submission import read_submission
@@ -26,7 +25,9 @@ def _evaluate(args: argparse.Namespace) -> int:
     database = args.database or sample.sample_database()
     if args.database is None:
         console.print(f"[dim]no --database given: using the bundled sample world ({database})[/dim]")
-    store = load_database(database)
+    from .reward import open_store
+
+    store = open_store(str(database))
     report = evaluate_all(read_submission(plans), load_queries(queries_path), store, args.mode, args.split,
                           progress=not args.no_progress)
     print_report(report, console)
@@ -70,6 +71,27 @@ def _score(args: argparse.Namespace) -> int:
     return 0
 
 
+def _db_build(args: argparse.Namespace) -> int:
+    import time
+
+    from planshape.validators.travelplanner.store import build_store
+
+    start = time.perf_counter()
+    counts = build_store(args.directory, args.output)
+    size = Path(args.output).stat().st_size
+    print(f"built {args.output} in {time.perf_counter() - start:.1f} s ({size / 1e6:.1f} MB): "
+          + ", ".join(f"{k} {v}" for k, v in counts.items()))
+    return 0
+
+
+def _db_synth(args: argparse.Namespace) -> int:
+    from planshape.validators.travelplanner.synthetic import write_full_size_database
+
+    target = write_full_size_database(args.source, args.output, args.rows, args.seed)
+    print(f"wrote {target} with a {args.rows}-row flights table (seed {args.seed})")
+    return 0
+
+
 def _plugins(args: argparse.Namespace) -> int:
     from rich.table import Table
 
@@ -91,7 +113,8 @@ def build_parser() -> argparse.ArgumentParser:
     ev = sub.add_parser("evaluate", help="score TravelPlanner plans with the official metrics")
     ev.add_argument("plans", nargs="?", help="submission JSONL ({idx, query, plan}); default: the sample world's")
     ev.add_argument("--queries", help="queries: Hugging Face CSV/JSONL of the split")
-    ev.add_argument("--database", help="TravelPlanner database directory; default: the bundled sample world")
+    ev.add_argument("--database", help="TravelPlanner database directory or built store file; "
+                                       "default: the bundled sample world")
     ev.add_argument("--mode", choices=("official", "strict"), default="official")
     ev.add_argument("--split", choices=("train", "validation", "test"),
                     help="use upstream's fixed hard-micro denominator for this split")
@@ -112,6 +135,19 @@ def build_parser() -> argparse.ArgumentParser:
     sr.add_argument("--grouping", default="index-success", choices=("index-success", "index", "task"))
     sr.add_argument("--json", metavar="REPORT", help="write every trajectory's and turn's numbers as JSON")
     sr.set_defaults(func=_score)
+
+    db = sub.add_parser("db", help="the sandbox database: build a store, make a full-size test database")
+    dbs = db.add_subparsers(dest="db_command", required=True)
+    build = dbs.add_parser("build", help="build the read-only SQLite store of a database directory")
+    build.add_argument("directory", help="TravelPlanner database directory (official CSV layout)")
+    build.add_argument("-o", "--output", required=True, help="store file to write")
+    build.set_defaults(func=_db_build)
+    synth = dbs.add_parser("synth", help="copy a database directory with a synthetic full-size flights table")
+    synth.add_argument("source", help="database directory to copy (its own flights come first)")
+    synth.add_argument("-o", "--output", required=True, help="directory to write")
+    synth.add_argument("--rows", type=int, default=3_800_000, help="flights rows (official: about 3.8 million)")
+    synth.add_argument("--seed", type=int, default=0)
+    synth.set_defaults(func=_db_synth)
 
     pl = sub.add_parser("plugins", help="list loaded plugins and the hooks each implements")
     pl.set_defaults(func=_plugins)

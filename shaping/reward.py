@@ -133,12 +133,27 @@ def failure_counts(results: Iterable[RewardResult]) -> Counter:
     return Counter(r.failure or "pass" for r in results)
 
 
-@lru_cache(maxsize=8)
-def open_store(database: str) -> SandboxStore:
-    """The sandbox of a database directory, loaded once per process."""
-    from planshape.validators.travelplanner.database import load_database
+MEMORY_LIMIT = 50_000_000  # flights CSV bytes above which a directory is served from its SQLite store
 
-    return load_database(Path(database))
+
+@lru_cache(maxsize=8)
+def open_store(database: str, backend: str = "auto") -> SandboxStore:
+    """The sandbox, opened once per process: a built store file, or a database directory.
+
+    A directory is loaded into memory (``backend="memory"``) or served from its automatically built and
+    cached SQLite store (``"sqlite"``); ``"auto"`` picks SQLite when the flights table is large (full size).
+    """
+    from planshape.validators.travelplanner.database import load_database
+    from planshape.validators.travelplanner.store import SqliteStore, cached_store, flights_size
+
+    path = Path(database)
+    if backend not in ("auto", "memory", "sqlite"):
+        raise ValueError(f"unknown store backend {backend!r}; choose auto, memory or sqlite")
+    if path.is_file():
+        return SqliteStore(path)
+    if backend == "memory" or (backend == "auto" and flights_size(path) < MEMORY_LIMIT):
+        return load_database(path)
+    return cached_store(path)
 
 
 @lru_cache(maxsize=16)

@@ -18,10 +18,26 @@ def shared_dir() -> Path:
 
 
 @pytest.fixture(scope="session")
-def database(shared_dir):
+def memory_database(shared_dir):
     from planshape.validators.travelplanner.database import load_database
 
     return load_database(shared_dir / "database")
+
+
+def _store(kind: str, directory: Path, memory, tmp_path_factory):
+    if kind == "memory":
+        return memory
+    from planshape.validators.travelplanner.store import SqliteStore, build_store
+
+    path = tmp_path_factory.mktemp("store") / "sandbox.sqlite"
+    build_store(directory, path)
+    return SqliteStore(path)
+
+
+@pytest.fixture(scope="session", params=["memory", "sqlite"])
+def database(request, shared_dir, memory_database, tmp_path_factory):
+    """The shared database, served in memory and from its SQLite store: checks must agree on both."""
+    return _store(request.param, shared_dir / "database", memory_database, tmp_path_factory)
 
 
 @pytest.fixture(scope="session")
@@ -39,9 +55,9 @@ def train(train_records):
     return [(Query.from_record(r), gold_plan(r)) for r in train_records]
 
 
-@pytest.fixture(scope="session")
-def sample_store():
+@pytest.fixture(scope="session", params=["memory", "sqlite"])
+def sample_store(request, tmp_path_factory):
     from planshape.validators.travelplanner.database import load_database
     from planshape.validators.travelplanner.sample import sample_database
 
-    return load_database(sample_database())
+    return _store(request.param, sample_database(), load_database(sample_database()), tmp_path_factory)

@@ -7,7 +7,8 @@ from planshape.validators.travelplanner.database import DatabaseError, load_data
 from planshape.validators.travelplanner.sandbox import ground_cost
 
 
-def test_row_counts_match_upstream_loaders(database):
+def test_row_counts_match_upstream_loaders(memory_database):
+    database = memory_database
     # notes §3: accommodations 5,047 raw rows -> 4,285 after dropna(); the others lose nothing.
     assert len(database.accommodations) == 4285
     assert len(database.restaurants) == 9551
@@ -18,7 +19,8 @@ def test_row_counts_match_upstream_loaders(database):
     assert database.city_state["St. Petersburg"] == "Saint Petersburg"  # geocoding artefact kept
 
 
-def test_loader_agrees_with_pandas_read_csv_dropna(shared_dir, database):
+def test_loader_agrees_with_pandas_read_csv_dropna(shared_dir, memory_database):
+    database = memory_database
     pd = pytest.importorskip("pandas")
     raw = pd.read_csv(shared_dir / "database/accommodations/clean_accommodations_2022.csv").dropna()
     assert list(raw["NAME"].astype(str)) == [a.name for a in database.accommodations]
