@@ -1,7 +1,8 @@
 """The seven TravelPlanner agent tools of Planner-R1, as plain functions over a sandbox.
 
-Each returns text a model can read: a small ``|``-separated table whose column names are the plan format's
-field names, cut to ``max_chars`` with a note when longer. Bad arguments (unknown city, malformed date,
+Each returns text a model can read: a small CSV table (names may hold commas and ``|``, so cells are
+quoted as CSV does) whose column names are the plan format's field names, cut to ``max_chars`` with a note
+when longer. Bad arguments (unknown city, malformed date,
 wrong types, missing fields) return an ``Error: ...`` line the model can act on; nothing raises into the
 rollout loop. ``TOOL_SCHEMAS`` holds an OpenAI-style function schema per tool; the trainers' tool
 wrappers are thin layers over ``ToolBox.call``.
@@ -9,7 +10,9 @@ wrappers are thin layers over ``ToolBox.call``.
 
 from __future__ import annotations
 
+import csv
 import datetime as dt
+import io
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -53,12 +56,19 @@ TOOL_SCHEMAS: dict[str, dict[str, Any]] = {s["function"]["name"]: s for s in (
 )}
 
 
+def _csv_line(cells: Sequence[Any]) -> str:
+    buffer = io.StringIO()
+    csv.writer(buffer, lineterminator="").writerow(
+        format_number(v) if isinstance(v, float) else str(v) for v in cells)
+    return buffer.getvalue()
+
+
 def _table(columns: Sequence[str], rows: Sequence[Sequence[Any]], max_chars: int) -> str:
-    """Header + rows within ``max_chars``; when rows must be dropped, a last line says how many were kept."""
-    lines = [" | ".join(columns)]
+    """CSV header + rows within ``max_chars``; when rows must be dropped, a last line says how many were kept."""
+    lines = [_csv_line(columns)]
     size = len(lines[0])
     for i, row in enumerate(rows):
-        line = " | ".join(format_number(v) if isinstance(v, float) else str(v) for v in row)
+        line = _csv_line(row)
         room_for_note = 0 if i == len(rows) - 1 else 48
         if size + 1 + len(line) + room_for_note > max_chars:
             lines.append(f"[truncated: showing {i} of {len(rows)} rows]")
