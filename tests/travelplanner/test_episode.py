@@ -32,7 +32,8 @@ def gold_policy(query, gold):
             if place:
                 cities.add(before_parenthesis(place["city"]))
     for city in sorted(cities):
-        calls += [(tool, {"city": city}) for tool in ("search_restaurants", "search_attractions", "search_accommodations")]
+        for tool in ("search_restaurants", "search_attractions", "search_accommodations"):
+            calls.append((tool, {"city": city}))
     if query.days > 3:
         calls.append(("get_cities", {"state": query.dest}))
 
@@ -49,7 +50,8 @@ def gold_policy(query, gold):
 def answer_from_tools(transcript, structured):
     outputs = {}
     for call, response in zip(transcript[0::2], transcript[1::2], strict=True):
-        outputs[(call["tool_call"]["name"], tuple(sorted(call["tool_call"]["arguments"].items())))] = response["content"]
+        made = call["tool_call"]
+        outputs[(made["name"], tuple(sorted(made["arguments"].items())))] = response["content"]
     places = {}
     flights = {}
     ground = {}

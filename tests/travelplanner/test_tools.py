@@ -85,8 +85,10 @@ def test_calculator_tool(world):
 
 
 @pytest.mark.parametrize(("name", "arguments", "message"), [
-    ("search_flights", {"origin": "Atlantis", "destination": "Rockford", "date": "2022-03-16"}, "no city named 'Atlantis'"),
-    ("search_flights", {"origin": "rockford", "destination": "Dallas", "date": "2022-03-16"}, "Did you mean 'Rockford'"),
+    ("search_flights", {"origin": "Atlantis", "destination": "Rockford", "date": "2022-03-16"},
+     "no city named 'Atlantis'"),
+    ("search_flights", {"origin": "rockford", "destination": "Dallas", "date": "2022-03-16"},
+     "Did you mean 'Rockford'"),
     ("search_flights", {"origin": "Dallas", "destination": "Rockford", "date": "16/03/2022"}, "YYYY-MM-DD"),
     ("search_flights", {"origin": "Dallas", "destination": "Rockford", "date": "2022-02-30"}, "YYYY-MM-DD"),
     ("search_flights", {"origin": "Dallas", "destination": "Rockford"}, "missing 'date'"),
