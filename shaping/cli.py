@@ -11,6 +11,24 @@ from pathlib import Path
 from rich.console import Console
 
 
+def _store(args: argparse.Namespace, console: Console):
+    """The ``--database`` sandbox, or the bundled sample world (said on the console)."""
+    from planshape.validators.travelplanner import sample
+
+    from .reward import open_store
+
+    database = args.database or sample.sample_database()
+    if args.database is None:
+        console.print(f"[dim]no --database given: using the bundled sample world ({database})[/dim]")
+    return open_store(str(database))
+
+
+def _write_json(args: argparse.Namespace, report: dict, console: Console) -> None:
+    if args.json:
+        Path(args.json).write_text(json.dumps(report, indent=2), encoding="utf-8")
+        console.print(f"report written to {args.json}")
+
+
 def _evaluate(args: argparse.Namespace) -> int:
     from planshape.validators.travelplanner import sample
     from planshape.validators.travelplanner.query import load_queries
@@ -22,18 +40,11 @@ def _evaluate(args: argparse.Namespace) -> int:
     queries_path = args.queries or (sample.sample_queries() if args.plans is None else None)
     if queries_path is None:
         raise SystemExit("planshape evaluate: --queries is required with a plans file")
-    database = args.database or sample.sample_database()
-    if args.database is None:
-        console.print(f"[dim]no --database given: using the bundled sample world ({database})[/dim]")
-    from .reward import open_store
-
-    store = open_store(str(database))
+    store = _store(args, console)
     report = evaluate_all(read_submission(plans), load_queries(queries_path), store, args.mode, args.split,
                           progress=not args.no_progress)
     print_report(report, console)
-    if args.json:
-        Path(args.json).write_text(json.dumps(report, indent=2), encoding="utf-8")
-        console.print(f"report written to {args.json}")
+    _write_json(args, report, console)
     return 0
 
 
@@ -48,15 +59,12 @@ def _score(args: argparse.Namespace) -> int:
     from planshape.validators.travelplanner import sample
 
     from . import plugins
-    from .reward import Scorer, open_store
+    from .reward import Scorer
     from .rollout_file import print_rollouts, read_rollouts, score_rollouts
     from .schedules import LinearDecay
 
     console = Console()
-    database = args.database or sample.sample_database()
-    if args.database is None:
-        console.print(f"[dim]no --database given: using the bundled sample world ({database})[/dim]")
-    scorer = Scorer(open_store(str(database)), args.mode, args.schedule)
+    scorer = Scorer(_store(args, console), args.mode, args.schedule)
     options: dict = {}
     if args.estimator == "planpo":
         alpha = LinearDecay(args.alpha, args.alpha_final if args.alpha_final is not None else args.alpha / 2,
@@ -65,9 +73,7 @@ def _score(args: argparse.Namespace) -> int:
     report = score_rollouts(read_rollouts(args.rollouts or sample.sample_dir() / "rollouts.jsonl"), scorer,
                             plugins.estimator(args.estimator), args.step, **options)
     print_rollouts(report, console)
-    if args.json:
-        Path(args.json).write_text(json.dumps(report, indent=2), encoding="utf-8")
-        console.print(f"report written to {args.json}")
+    _write_json(args, report, console)
     return 0
 
 

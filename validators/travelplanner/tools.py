@@ -56,6 +56,17 @@ TOOL_SCHEMAS: dict[str, dict[str, Any]] = {s["function"]["name"]: s for s in (
 )}
 
 
+# Tool column (the plan format's field names) -> row field, per place table.
+CITY_COLUMNS: dict[str, dict[str, str]] = {
+    "accommodations": {"name": "name", "city": "city", "room_type": "room_type", "price": "price",
+                       "minimum_nights": "minimum_nights", "maximum_occupancy": "maximum_occupancy",
+                       "house_rules": "house_rules", "review_rate": "review_rate_number"},
+    "restaurants": {"name": "name", "city": "city", "cuisines": "cuisines", "average_cost": "average_cost",
+                    "rating": "aggregate_rating"},
+    "attractions": {"name": "name", "city": "city", "address": "address", "phone": "phone", "website": "website"},
+}
+
+
 def _csv_line(cells: Sequence[Any]) -> str:
     buffer = io.StringIO()
     csv.writer(buffer, lineterminator="").writerow(
@@ -123,31 +134,23 @@ class ToolBox:
                       [(f.flight_number, f.price, f.dep_time, f.arr_time, f.actual_elapsed_time, f.flight_date,
                         f.origin, f.destination, f.distance) for f in rows], self.max_chars)
 
-    def search_accommodations(self, city: Any) -> str:
-        c = self._city(city, table="accommodations")
-        rows = self.store.in_city("accommodations", c)
+    def _in_city(self, table: str, city: Any) -> str:
+        """One city's rows of a place table, under the column names of ``CITY_COLUMNS``."""
+        c = self._city(city, table=table)
+        rows = self.store.in_city(table, c)
         if not rows:
-            return f"There is no accommodation in {c}."
-        return _table(("name", "city", "room_type", "price", "minimum_nights", "maximum_occupancy", "house_rules",
-                       "review_rate"),
-                      [(a.name, a.city, a.room_type, a.price, a.minimum_nights, a.maximum_occupancy, a.house_rules,
-                        a.review_rate_number) for a in rows], self.max_chars)
+            return f"There is no {table[:-1]} in {c}."
+        columns = CITY_COLUMNS[table]
+        return _table(columns.keys(), [tuple(getattr(r, f) for f in columns.values()) for r in rows], self.max_chars)
+
+    def search_accommodations(self, city: Any) -> str:
+        return self._in_city("accommodations", city)
 
     def search_restaurants(self, city: Any) -> str:
-        c = self._city(city, table="restaurants")
-        rows = self.store.in_city("restaurants", c)
-        if not rows:
-            return f"There is no restaurant in {c}."
-        return _table(("name", "city", "cuisines", "average_cost", "rating"),
-                      [(r.name, r.city, r.cuisines, r.average_cost, r.aggregate_rating) for r in rows], self.max_chars)
+        return self._in_city("restaurants", city)
 
     def search_attractions(self, city: Any) -> str:
-        c = self._city(city, table="attractions")
-        rows = self.store.in_city("attractions", c)
-        if not rows:
-            return f"There is no attraction in {c}."
-        return _table(("name", "city", "address", "phone", "website"),
-                      [(a.name, a.city, a.address, a.phone, a.website) for a in rows], self.max_chars)
+        return self._in_city("attractions", city)
 
     def search_ground_transportation(self, origin: Any, destination: Any, mode: Any) -> str:
         o, d = self._city(origin, "origin"), self._city(destination, "destination")
