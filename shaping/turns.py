@@ -11,7 +11,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-import torch
+
+try:
+    import torch
+except ImportError as exc:  # torch is an extra: the trainer brings its own build
+    raise ImportError("planshape.shaping.turns needs torch; install the build your trainer uses "
+                      "(e.g. pip install torch), or planshape[torch]") from exc
 
 
 @dataclass(frozen=True)
