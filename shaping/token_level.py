@@ -10,10 +10,9 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-import torch
 
 from .advantages import Advantages, Estimator, Rollouts
-from .turns import broadcast, turn_spans
+from .turns import broadcast, torch, turn_spans  # turns says how to install torch when it is missing
 
 
 def group_codes(index: Sequence[Any] | np.ndarray) -> np.ndarray:
