@@ -57,6 +57,12 @@ class Trip:
             self._memo[key] = rows
         return rows
 
+    def flight_date(self, day: int) -> str | None:
+        """The date a day's flight must fly on: None (any date) in official mode (Q7)."""
+        if self.mode.ignore_flight_date or day >= len(self.query.date):
+            return None
+        return self.query.date[day]
+
     def same(self, text: str) -> str:
         """The key under which two plan items count as a repeat (Q4: raw string, or normalised)."""
         return text if self.mode.exact_repeats else " ".join(text.split()).casefold()
@@ -252,10 +258,8 @@ def _transport_in_sandbox(trip: Trip, i: int, unit: dict, value: str) -> str | N
     if "flight number" in low:
         if origin is None or destination is None:
             raise ValueError(f"The transportation {value} in day {i + 1} can not be parsed.")
-        date = None
-        if not trip.mode.ignore_flight_date and i < len(trip.query.date):
-            date = trip.query.date[i]
-        if trip.store.flight_on_route(flight_number(value), trip.city(origin), trip.city(destination), date) is None:
+        number, leg = flight_number(value), (trip.city(origin), trip.city(destination))
+        if trip.store.flight_on_route(number, *leg, trip.flight_date(i)) is None:
             return f"The flight number in day {i + 1} is invalid in the sandbox."
         return None
     if "self-driving" in low or "taxi" in low:
@@ -351,8 +355,7 @@ def _priced_flight(trip: Trip, i: int, value: str, origin: str, destination: str
     number = flight_number(value)
     if trip.mode.substring_match:
         return trip.store.first_flight(number)  # Q3: the first row with that number, any route
-    date = trip.query.date[i] if not trip.mode.ignore_flight_date and i < len(trip.query.date) else None
-    return trip.store.flight_on_route(number, trip.city(origin), trip.city(destination), date)
+    return trip.store.flight_on_route(number, trip.city(origin), trip.city(destination), trip.flight_date(i))
 
 
 def valid_cost(trip: Trip) -> Outcome:
@@ -415,12 +418,11 @@ def valid_cuisine(trip: Trip) -> Outcome:
         for meal in MEALS:
             if not filled(unit[meal]):
                 continue
-            name, city = parse_name_city(unit[meal])
-            if city == trip.query.org:
+            if parse_name_city(unit[meal])[1] == trip.query.org:
                 if trip.mode.cuisine_skips_day:
                     break  # Q9: upstream's `continue` leaves the day's meal loop
                 continue
-            rows = trip.store.places("restaurants", name, city, exact=not trip.mode.substring_match)
+            rows = trip.places("restaurants", unit[meal])
             if rows:
                 covered.update(c for c in wanted if c in rows[0].cuisines)
     for cuisine in wanted:
