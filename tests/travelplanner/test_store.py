@@ -75,6 +75,13 @@ def test_read_only_directory_caches_in_user_folder(shared_dir, tmp_path, monkeyp
     assert path.parent == tmp_path / "cache" / "planshape"
 
 
+def test_cache_dir_from_environment(shared_dir, tmp_path, monkeypatch):
+    monkeypatch.setenv("PLANSHAPE_CACHE_DIR", str(tmp_path / "stores"))
+    path = cache_path(shared_dir / "database")
+    assert path.parent == tmp_path / "stores" and path.suffix == ".sqlite"
+    assert cache_path(shared_dir / "database") == path  # stable per database folder
+
+
 def _check_in_child(args):
     path, rows = args
     store = SqliteStore(path)

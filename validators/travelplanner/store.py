@@ -171,14 +171,26 @@ class SqliteStore:
         return json.loads(self.meta["counts"])
 
 
+CACHE_ENV = "PLANSHAPE_CACHE_DIR"
+
+
 def cache_path(directory: str | Path) -> Path:
-    """Next to the database when that folder is writable, else in the user's cache folder."""
+    """Where the store of a database directory is cached.
+
+    ``$PLANSHAPE_CACHE_DIR`` when set (e.g. shared storage on a cluster, or a read-only dataset folder
+    reached as root, for whom every folder looks writable); else next to the database when that folder is
+    writable; else the user's cache folder.
+    """
     root = Path(directory).resolve()
-    if os.access(root, os.W_OK):
+    named = f"sandbox-{hashlib.sha1(str(root).encode()).hexdigest()[:16]}.sqlite"
+    if os.environ.get(CACHE_ENV):
+        base = Path(os.environ[CACHE_ENV])
+    elif os.access(root, os.W_OK):
         return root / CACHE_NAME
-    base = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "planshape"
+    else:
+        base = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "planshape"
     base.mkdir(parents=True, exist_ok=True)
-    return base / f"sandbox-{hashlib.sha1(str(root).encode()).hexdigest()[:16]}.sqlite"
+    return base / named
 
 
 def _fresh(path: Path, directory: str | Path) -> bool:
