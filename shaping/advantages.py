@@ -18,6 +18,12 @@ GROUPINGS = ("index-success", "index", "task")
 FAILURE_CREDIT = ("none", "turn-cap")
 
 
+def group_codes(index: Sequence[Any] | np.ndarray) -> np.ndarray:
+    """Dense integer codes for arbitrary group ids (VERL's ``uid`` strings, TRL's prompt positions)."""
+    _, codes = np.unique(np.asarray(index, dtype=object).astype(str), return_inverse=True)
+    return codes.astype(np.int64)
+
+
 @dataclass(frozen=True)
 class Rollouts:
     """One batch of trajectories. ``lengths`` holds every turn's token count, trajectory after trajectory."""
@@ -43,10 +49,10 @@ class Rollouts:
     def build(cls, group: Sequence[Any], reward: Sequence[float], success: Sequence[bool],
               turn_lengths: Sequence[Sequence[int]]) -> Rollouts:
         """From plain sequences; ``group`` may hold any hashable ids (prompt uids)."""
-        _, codes = np.unique(np.asarray(group, dtype=object).astype(str), return_inverse=True)
+        codes = group_codes(group)
         turns = np.fromiter((len(t) for t in turn_lengths), dtype=np.int64, count=len(turn_lengths))
         flat = np.fromiter((x for t in turn_lengths for x in t), dtype=np.int64, count=int(turns.sum()))
-        return cls(codes.astype(np.int64), np.asarray(reward, dtype=np.float64),
+        return cls(codes, np.asarray(reward, dtype=np.float64),
                    np.asarray(success, dtype=bool), turns, flat)
 
     @cached_property

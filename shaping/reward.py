@@ -27,15 +27,6 @@ from .schedules import Schedule, schedule_from_config
 
 # Metric names, identical in every trainer's log.
 COMPONENTS = ("schema", "cs_micro", "hard_micro", "cs_macro", "hard_macro", "pass")
-CONSTRAINT_OF = {"valid_room_rule": "house_rule", "valid_cuisine": "cuisine", "valid_room_type": "room_type",
-                 "valid_transportation": "transportation"}
-
-
-def _applies(key: str, query: Query) -> bool:
-    """Whether a hard check applies to the query (used when hard checks were not run)."""
-    if key not in CONSTRAINT_OF:
-        return True  # the budget, and plugin hard checks
-    return bool(getattr(query.local_constraint, CONSTRAINT_OF[key]))
 
 
 def plan_components(result: PlanResult, query: Query) -> dict[str, float]:
@@ -97,9 +88,9 @@ class Scorer:
         self.max_answer_chars = max_answer_chars
         self.commonsense, self.hard = plugins.checks()
 
-    def _zero(self, step: int, failure: str, reason: str, **components: float) -> RewardResult:
-        values = {k: 0.0 for k in COMPONENTS} | components
-        return RewardResult(0.0, values, step, self.schedule.stage(step).name, failure, reason)
+    def _zero(self, step: int, failure: str, reason: str) -> RewardResult:
+        zeros = {k: 0.0 for k in COMPONENTS}
+        return RewardResult(0.0, zeros, step, self.schedule.stage(step).name, failure, reason)
 
     def score(self, text: Any, query: Query | Mapping[str, Any], step: int = 0) -> RewardResult:
         """Reward for one model output. ``step``: optimizer steps completed so far (see ``schedules``)."""

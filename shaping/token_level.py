@@ -11,14 +11,8 @@ from typing import Any
 
 import numpy as np
 
-from .advantages import Advantages, Estimator, Rollouts
+from .advantages import Advantages, Estimator, Rollouts, group_codes
 from .turns import broadcast, torch, turn_spans  # turns says how to install torch when it is missing
-
-
-def group_codes(index: Sequence[Any] | np.ndarray) -> np.ndarray:
-    """Dense integer codes for arbitrary group ids (VERL's ``uid`` strings, TRL's prompt positions)."""
-    _, codes = np.unique(np.asarray(index, dtype=object).astype(str), return_inverse=True)
-    return codes.astype(np.int64)
 
 
 def token_advantages(

@@ -21,7 +21,6 @@ import jsonschema
 
 MAX_ANSWER_CHARS = 100_000
 SCHEMA_FILE = "plan.schema.json"
-DAY_FIELDS = ("breakfast", "attraction", "lunch", "dinner", "accommodation")
 
 
 @cache

@@ -17,7 +17,6 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 csv.field_size_limit(1 << 30)
 
-LEVELS = ("easy", "medium", "hard")
 
 
 def literal(value: Any) -> Any:

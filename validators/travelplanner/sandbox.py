@@ -65,7 +65,6 @@ class Distance(NamedTuple):
     distance: str | None
 
 
-PLACE_TABLES = ("restaurants", "attractions", "accommodations")
 
 
 class SandboxStore(Protocol):

@@ -87,7 +87,3 @@ def attraction_items(text: str, drop_last: bool) -> list[str]:
         return parts[:-1]
     return [p for p in (s.strip() for s in parts) if p]
 
-
-def is_blank(value: object) -> bool:
-    """Upstream's "nothing here" test for plan fields: falsy or ``"-"``."""
-    return (not value) or value == "-"
