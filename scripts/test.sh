@@ -1,7 +1,28 @@
 #!/usr/bin/env bash
-# Set up, lint, and run the whole test suite (the command .ci/run calls).
+# Set up, lint, and run the test suites (the command .ci/run calls).
+#   bash scripts/test.sh                 # every suite: core, then each trainer adapter in its own venv
+#   bash scripts/test.sh core            # one suite (core | verl | trl | openrlhf); several may be named
+# Extra pytest arguments go after `--`:  bash scripts/test.sh core -- -k gold
+# Each trainer pins its own transformers, so each adapter's tests run in .venv-<name>, made by
+# scripts/setup-<name>.sh; the core suite runs in .venv and needs no trainer.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/setup.sh
-.venv/bin/ruff check .
-.venv/bin/python -m pytest -q "$@"
+suites=()
+while [ $# -gt 0 ] && [ "$1" != "--" ]; do suites+=("$1"); shift; done
+[ "${1:-}" = "--" ] && shift
+[ ${#suites[@]} -gt 0 ] || suites=(core verl trl openrlhf)
+for suite in "${suites[@]}"; do
+  echo "=== planshape test suite: $suite ==="
+  case "$suite" in
+    core)
+      bash scripts/setup.sh
+      .venv/bin/ruff check .
+      .venv/bin/python -m pytest -q tests --ignore=tests/adapters "$@"
+      ;;
+    verl|trl|openrlhf)
+      bash "scripts/setup-$suite.sh"
+      ".venv-$suite/bin/python" -m pytest -q "tests/adapters/$suite" "$@"
+      ;;
+    *) echo "unknown suite '$suite'; choose core, verl, trl or openrlhf" >&2; exit 2 ;;
+  esac
+done
