@@ -109,11 +109,13 @@ class _Parser:
         if not low <= len(args) <= high:
             raise CalculatorError(f"{name} takes {low}..{high} arguments, got {len(args)}")
         if name == "round":
-            digits = int(args[1]) if len(args) == 2 else 0
-            if not 0 <= digits <= 10:
-                raise CalculatorError("round's digits must be between 0 and 10")
-            return round(args[0], digits)
-        return {"min": min, "max": max, "abs": lambda v: abs(v)}[name](*args)
+            digits = args[1] if len(args) == 2 else 0
+            if not (float(digits).is_integer() and 0 <= digits <= 10):
+                raise CalculatorError("round's digits must be a whole number between 0 and 10")
+            return round(args[0], int(digits))
+        if name == "abs":
+            return abs(args[0])
+        return min(args) if name == "min" else max(args)  # over the argument list: max(5) is 5
 
 
 def _check(value: float) -> float:

@@ -12,12 +12,16 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 from typing import Any
 
+import fastjsonschema
 import jsonschema
+
+from .json_limits import JsonLimits, first_violation
 
 MAX_ANSWER_CHARS = 100_000
 SCHEMA_FILE = "plan.schema.json"
@@ -29,11 +33,63 @@ def plan_schema() -> dict[str, Any]:
     return json.loads(resources.files(__package__).joinpath(SCHEMA_FILE).read_text(encoding="utf-8"))
 
 
+def _inline(node: Any, defs: dict[str, Any]) -> Any:
+    """The schema with every local ``$ref`` replaced by its definition (it has no recursion), so that the
+    compiled validator never resolves a reference (fastjsonschema would try to fetch an unknown base URI)."""
+    if isinstance(node, dict):
+        if "$ref" in node:
+            return _inline(defs[node["$ref"].rpartition("/")[2]], defs)
+        return {k: _inline(v, defs) for k, v in node.items() if k not in ("$defs", "$id", "$schema")}
+    if isinstance(node, list):
+        return [_inline(v, defs) for v in node]
+    return node
+
+
 @cache
-def _validator() -> jsonschema.protocols.Validator:
+def _fast_validators() -> tuple[Callable[[Any], Any], Callable[[Any], Any]]:
+    """Compiled (plan, day) validators: the fast yes/no (a valid plan at the size cap in about a millisecond)."""
     schema = plan_schema()
-    cls = jsonschema.validators.validator_for(schema)
-    return cls(schema)
+    plan = _inline(schema, schema["$defs"])
+    return fastjsonschema.compile(plan), fastjsonschema.compile(plan["items"])
+
+
+def _validator_for(schema: dict[str, Any]) -> jsonschema.protocols.Validator:
+    return jsonschema.validators.validator_for(plan_schema())(schema)
+
+
+@cache
+def _plan_validator() -> jsonschema.protocols.Validator:
+    """The schema without its ``items``: is the answer a list of an allowed number of days."""
+    return _validator_for({k: v for k, v in plan_schema().items() if k != "items"})
+
+
+@cache
+def _day_validator() -> jsonschema.protocols.Validator:
+    """One day on its own, so that an explanation looks at the first failing day only."""
+    schema = plan_schema()
+    return _validator_for({"$schema": schema["$schema"], "$defs": schema["$defs"], **schema["items"]})
+
+
+def _passes(validate: Callable[[Any], Any], instance: Any) -> bool:
+    try:
+        validate(instance)
+    except fastjsonschema.JsonSchemaValueException:
+        return False
+    return True
+
+
+@cache
+def gate_limits() -> JsonLimits:
+    """The schema's own size limits, checked before it runs (so a degenerate answer is rejected at once).
+
+    Containers nest 4 deep at most (plan > day > attraction list > place); no list below the plan is longer
+    than the attraction list, no text longer than ``$defs.text``; numbers stay within 1e15 (a cost).
+    """
+    schema = plan_schema()
+    defs = schema["$defs"]
+    return JsonLimits(max_depth=4, max_items=(schema["maxItems"], defs["day"]["properties"]["attraction"]["maxItems"]),
+                      max_keys=2 * len(defs["day"]["properties"]), max_text=defs["text"]["maxLength"],
+                      max_number=1e15)
 
 
 # ------------------------------------------------------------ structured -> upstream strings
@@ -170,17 +226,34 @@ def _where(path: list[Any]) -> str:
     return f"{head}, field '{rest}'" if rest else head
 
 
+def _reason(path: list[Any], message: str) -> str:
+    message = message if len(message) <= 200 else message[:197] + "..."
+    return f"{_where(path)}: {message}"
+
+
 def _schema_reason(instance: Any) -> str | None:
-    error = jsonschema.exceptions.best_match(_validator().iter_errors(instance))
-    if error is None:
+    """Why ``instance`` is not a plan: size limits first, then the schema, stopping at the first failing day
+    (the most relevant error of that day is named, as ``jsonschema.best_match`` ranks them)."""
+    if (violation := first_violation(instance, gate_limits())) is not None:
+        return _reason(*violation)
+    plan_ok, day_ok = _fast_validators()
+    if _passes(plan_ok, instance):
         return None
-    message = error.message if len(error.message) <= 200 else error.message[:197] + "..."
-    return f"{_where(list(error.absolute_path))}: {message}"
+    error = jsonschema.exceptions.best_match(_plan_validator().iter_errors(instance))
+    if error is not None:
+        return _reason(list(error.absolute_path), error.message)
+    for i, day in enumerate(instance):
+        if not _passes(day_ok, day):
+            error = jsonschema.exceptions.best_match(_day_validator().iter_errors(day))
+            return _reason([i, *error.absolute_path], error.message if error else "does not match the day schema")
+    return "plan: does not match the plan schema"
 
 
 def parse_json(text: str | bytes, max_chars: int = MAX_ANSWER_CHARS) -> tuple[Any, str | None]:
     """Strict, size-bounded JSON parsing of untrusted text: ``(value, None)`` or ``(None, reason)``."""
     if isinstance(text, bytes):
+        if len(text) > 4 * max_chars:  # UTF-8 needs at most 4 bytes a character
+            return None, f"answer is {len(text)} bytes, over the {max_chars}-character limit"
         try:
             text = text.decode("utf-8")
         except UnicodeDecodeError as exc:
@@ -205,8 +278,8 @@ def gate(answer: Any, max_chars: int = MAX_ANSWER_CHARS) -> GateResult:
             return GateResult(False, None, reason)
     try:
         reason = _schema_reason(answer)
-    except RecursionError:
-        reason = "plan is nested too deeply"
-    if reason:
-        return GateResult(False, None, reason)
-    return GateResult(True, to_upstream(answer), "conforms to the plan schema", answer)
+        if reason:
+            return GateResult(False, None, reason)
+        return GateResult(True, to_upstream(answer), "conforms to the plan schema", answer)
+    except Exception as exc:  # noqa: BLE001 - an already-parsed value of any type must still get a reason
+        return GateResult(False, None, f"plan cannot be checked ({type(exc).__name__})")

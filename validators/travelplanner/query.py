@@ -16,15 +16,14 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 csv.field_size_limit(1 << 30)
-
-
+MAX_DAYS = 30  # the plan schema's limit: a longer trip could never be planned
 
 def literal(value: Any) -> Any:
     """Parse a Python-literal cell (``"['2022-03-16']"``); non-strings pass through unchanged."""
     if isinstance(value, str):
         try:
             return ast.literal_eval(value)
-        except (ValueError, SyntaxError) as exc:
+        except (ValueError, SyntaxError, RecursionError, MemoryError) as exc:  # deep nesting: the last two
             raise ValueError(f"not a Python literal: {value[:80]!r}") from exc
     return value
 
@@ -51,12 +50,12 @@ class Query(BaseModel):
 
     org: str
     dest: str
-    days: int
-    visiting_city_number: int
+    days: int = Field(ge=1, le=MAX_DAYS)
+    visiting_city_number: int = Field(ge=1)
     date: list[str] = []
-    people_number: int = 1
+    people_number: int = Field(default=1, ge=1)
     local_constraint: LocalConstraint = LocalConstraint()
-    budget: float
+    budget: float = Field(gt=0, allow_inf_nan=False)  # NaN or inf would make every plan fit the budget
     query: str = ""
     level: str = ""
 
@@ -73,8 +72,11 @@ class Query(BaseModel):
     @classmethod
     def from_record(cls, record: Mapping[str, Any]) -> Query:
         """Build from a dataset row (CSV strings or JSON values); unknown columns are ignored."""
+        items = getattr(record, "items", None)  # a Mapping, or a pandas row
+        if isinstance(record, (str, bytes)) or not callable(items):
+            raise ValueError(f"a query record must be a mapping of column -> value, got {type(record).__name__}")
         keys = cls.model_fields.keys()
-        return cls.model_validate({k: v for k, v in record.items() if k in keys})
+        return cls.model_validate({k: v for k, v in items() if k in keys})
 
 
 def read_records(path: str | Path) -> list[dict[str, Any]]:

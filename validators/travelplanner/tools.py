@@ -24,6 +24,7 @@ from .text import before_parenthesis
 
 DEFAULT_MAX_CHARS = 8192  # Planner-R1's max_tool_response_length
 MAX_ARGUMENT_CHARS = 200
+MIN_CHARS = 1
 
 
 class ToolError(ValueError):
@@ -95,6 +96,10 @@ class ToolBox:
 
     store: SandboxStore
     max_chars: int = DEFAULT_MAX_CHARS
+
+    def __post_init__(self) -> None:
+        if isinstance(self.max_chars, bool) or not isinstance(self.max_chars, int) or self.max_chars < MIN_CHARS:
+            raise ValueError(f"ToolBox max_chars must be a whole number >= {MIN_CHARS}, got {self.max_chars!r}")
 
     # -------------------------------------------------------------- argument checks
 
@@ -182,10 +187,18 @@ class ToolBox:
     # -------------------------------------------------------------- dispatch
 
     def call(self, name: Any, arguments: Any = None) -> str:
-        """Run a tool by name with a dict (or JSON text) of arguments; errors come back as ``Error: ...``."""
+        """Run a tool by name with a dict (or JSON text) of arguments; errors come back as ``Error: ...``.
+
+        Every response, error or not, is at most ``max_chars`` characters."""
+        return clip(self._call(name, arguments), self.max_chars)
+
+    def _call(self, name: Any, arguments: Any) -> str:
         try:
+            if not isinstance(name, str):
+                raise ToolError(f"unknown tool: a tool name is text, not {type(name).__name__}; "
+                                f"tools: {', '.join(TOOL_SCHEMAS)}")
             if name not in TOOL_SCHEMAS:
-                raise ToolError(f"unknown tool '{str(name)[:40]}'; tools: {', '.join(TOOL_SCHEMAS)}")
+                raise ToolError(f"unknown tool '{name[:40]}'; tools: {', '.join(TOOL_SCHEMAS)}")
             if isinstance(arguments, str):
                 if len(arguments) > 4 * MAX_ARGUMENT_CHARS:
                     raise ToolError("the arguments are too long")
@@ -198,17 +211,31 @@ class ToolBox:
                 raise ToolError("the arguments must be a JSON object")
             expected = TOOL_SCHEMAS[name]["function"]["parameters"]["required"]
             missing = [k for k in expected if k not in arguments]
-            unknown = [str(k)[:40] for k in arguments if k not in expected]
+            unknown = [k for k in arguments if k not in expected]
             if missing:
                 raise ToolError(f"{name} is missing {', '.join(repr(m) for m in missing)}")
             if unknown:
-                raise ToolError(f"{name} got unexpected {', '.join(repr(u) for u in unknown)}; it takes {expected}")
+                raise ToolError(f"{name} got unexpected {_names(unknown)}; it takes {expected}")
             tool: Callable[..., str] = getattr(self, name)
             return tool(**arguments)
         except ToolError as exc:
             return f"Error: {exc}"
         except Exception as exc:  # noqa: BLE001 - nothing a model sends may raise into the rollout loop
             return f"Error: the call failed ({type(exc).__name__})"
+
+
+def _names(keys: Sequence[Any], shown: int = 3) -> str:
+    """A few argument names, each cut to 40 characters: an error never echoes a whole payload back."""
+    names = ", ".join(repr(str(k)[:40]) for k in keys[:shown])
+    return names + (f" and {len(keys) - shown} more" if len(keys) > shown else "")
+
+
+def clip(text: str, max_chars: int) -> str:
+    """``text`` cut to ``max_chars`` characters, with a note saying so when there is room for one."""
+    if len(text) <= max_chars:
+        return text
+    note = f"\n[cut to {max_chars} characters]"
+    return text[: max_chars - len(note)] + note if max_chars >= 2 * len(note) else text[:max_chars]
 
 
 def _bad_date(text: str) -> str:
