@@ -1,10 +1,14 @@
-"""PlanPO end to end (turn spans, per-turn advantages, broadcast) vs VERL's own GRPO estimator, same tensors.
+"""PlanPO end to end (turn spans, per-turn advantages, broadcast) vs VERL's own GRPO estimator, same tensors,
+swept over the number of assistant turns per row, with 1 and 2 torch threads.
 
-    python benchmarks/bench_advantages.py [--repeat N]
+    python benchmarks/bench_advantages.py [--repeat N] [--turns 1,16,60,120,500] [--threads 1,2]
 
-Batch: Planner-R1's training shape, 16 prompts x 8 rollouts = 128 trajectories, up to 30 assistant turns,
-30,500 response tokens. Needs verl installed (``pip install "verl[verl-core]==0.9.1"``); exits 1 without it.
-Target (DESIGN.md): PlanPO costs at most 2x VERL's GRPO.
+Batch: Planner-R1's training shape, 16 prompts x 8 rollouts = 128 trajectories x 30,500 response tokens.
+Each shape gives every row the same number of turns (tool observations between them, padding after);
+"alternating" is the worst case of the mask: 1,0,1,0,... over the whole row (15,250 one-token turns a row).
+Needs verl installed (``pip install "verl[verl-core]==0.9.1"``); exits 1 without it.
+Targets (DESIGN.md): PlanPO at most 1.3x VERL's GRPO at every turn count up to 120 per row, and at most
+2.5x growth from 1 to 500 turns per row. Exits 1 when a target is missed.
 """
 
 from __future__ import annotations
@@ -19,27 +23,34 @@ import torch
 from planshape.shaping.advantages import grpo, planpo
 from planshape.shaping.token_level import token_advantages
 
+PROMPTS, ROLLOUTS, LENGTH = 16, 8, 30_500
+RATIO_TARGET, GROWTH_TARGET, RATIO_TURNS = 1.3, 2.5, 120
 
-def make_batch(prompts=16, n=8, max_turns=30, length=30_500, seed=0):
-    """Rollouts with alternating assistant turns and tool observations, padded to ``length``."""
+
+def make_batch(turns: int | str, prompts: int = PROMPTS, n: int = ROLLOUTS, length: int = LENGTH, seed: int = 0):
+    """(token rewards, mask, uids): every row has ``turns`` assistant turns, or the alternating mask."""
     rng = np.random.default_rng(seed)
     batch = prompts * n
-    mask = torch.zeros((batch, length), dtype=torch.float32)
-    rewards = torch.zeros((batch, length), dtype=torch.float32)
-    for i in range(batch):
-        turns = int(rng.integers(1, max_turns + 1))
-        budget = int(rng.integers(length // 4, length))
-        pos = 0
-        for _ in range(turns):
-            gen = int(rng.integers(20, 400))
-            if pos + gen > budget:
-                break
-            mask[i, pos:pos + gen] = 1
-            pos += gen + int(rng.integers(50, 600))  # tool observation
-        last = int(mask[i].nonzero().max())
-        rewards[i, last] = float(rng.choice([5.0, rng.uniform(0, 4)]))  # stage-1 Planner-R1 reward, pass = 5
+    if turns == "alternating":
+        mask = np.zeros((batch, length), dtype=np.float32)
+        mask[:, ::2] = 1
+    else:
+        diff = np.zeros((batch, length + 1), dtype=np.int64)
+        for i in range(batch):
+            used = int(rng.integers(length // 2, length + 1))
+            cuts = np.sort(rng.choice(np.arange(1, used), size=2 * turns - 1, replace=False))
+            bounds = np.concatenate([[0], cuts])  # turn k spans bounds[2k]..bounds[2k+1] (or `used`)
+            ends = np.append(bounds[1::2], used if len(bounds) % 2 else [])[:turns]
+            np.add.at(diff[i], bounds[0::2][:turns], 1)
+            np.add.at(diff[i], ends.astype(np.int64), -1)
+        mask = np.cumsum(diff, axis=1)[:, :length].astype(np.float32)
+    mask_t = torch.from_numpy(mask)
+    last = length - 1 - torch.flip(mask_t, dims=[1]).argmax(dim=1)
+    rewards = torch.zeros_like(mask_t)
+    score = torch.from_numpy(np.where(rng.random(batch) < 0.5, 5.0, rng.uniform(0, 4, batch)).astype(np.float32))
+    rewards[torch.arange(batch), last] = score  # stage-1 Planner-R1 reward, pass = 5, on the last token
     index = np.array([f"uid-{i // n}" for i in range(batch)], dtype=object)
-    return rewards, mask, index
+    return rewards, mask_t, index
 
 
 def interleaved(fns, repeat):
@@ -57,33 +68,49 @@ def interleaved(fns, repeat):
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--repeat", type=int, default=60)
+    ap.add_argument("--repeat", type=int, default=30)
+    ap.add_argument("--turns", default="1,16,60,120,500,alternating")
+    ap.add_argument("--threads", default="1,2")
     args = ap.parse_args()
     try:
         from verl.trainer.ppo.core_algos import compute_grpo_outcome_advantage
     except ImportError as exc:
         print(f"verl is not installed ({exc}); install it to run this benchmark", file=sys.stderr)
         return 1
-    torch.set_num_threads(max(1, torch.get_num_threads()))
-    rewards, mask, index = make_batch()
+    shapes = [int(t) if t.isdigit() else t for t in args.turns.split(",")]
+    batches = {t: make_batch(t) for t in shapes}
+    ok = True
+    for threads in (int(t) for t in args.threads.split(",")):
+        torch.set_num_threads(threads)
+        print(f"\n== torch threads {threads}; {PROMPTS * ROLLOUTS} x {LENGTH} tokens; median of {args.repeat}")
+        print(f"{'turns/row':>12} {'turns':>9} {'VERL grpo':>10} {'our grpo':>10} {'planpo':>10} {'ratio':>7}")
+        planpo_ms = {}
+        for shape, (rewards, mask, index) in batches.items():
+            def verl_grpo(rewards=rewards, mask=mask, index=index):
+                return compute_grpo_outcome_advantage(rewards, mask, index)[0]
 
-    def verl_grpo():
-        return compute_grpo_outcome_advantage(rewards, mask, index)[0]
+            def ours(estimator, rewards=rewards, mask=mask, index=index, **kw):
+                return lambda: token_advantages(rewards.sum(-1), mask, index, estimator, success_threshold=5.0,
+                                                **kw)[0]
 
-    def ours(estimator, **kw):
-        return lambda: token_advantages(rewards.sum(-1), mask, index, estimator, success_threshold=5.0, **kw)[0]
-
-    # Our GRPO must equal VERL's, token for token.
-    torch.testing.assert_close(ours(grpo)(), verl_grpo(), rtol=1e-5, atol=1e-5)
-    t_verl, t_planpo, t_grpo = interleaved([verl_grpo, ours(planpo, alpha=0.1), ours(grpo)], args.repeat)
-    turns = int((mask.diff(dim=1, prepend=torch.zeros(mask.shape[0], 1)) > 0).sum())
-    print(f"batch: {mask.shape[0]} trajectories x {mask.shape[1]} tokens, {turns} turns; torch threads "
-          f"{torch.get_num_threads()}; median of {args.repeat}")
-    print(f"VERL compute_grpo_outcome_advantage: {1e3 * t_verl:8.2f} ms")
-    print(f"planshape grpo (end to end):         {1e3 * t_grpo:8.2f} ms   ratio {t_grpo / t_verl:.2f}x")
-    print(f"planshape planpo (end to end):       {1e3 * t_planpo:8.2f} ms   ratio {t_planpo / t_verl:.2f}x"
-          "  (target <= 2x)")
-    return 0
+            # Our GRPO must equal VERL's, token for token.
+            torch.testing.assert_close(ours(grpo)(), verl_grpo(), rtol=1e-5, atol=1e-5)
+            t_verl, t_planpo, t_grpo = interleaved([verl_grpo, ours(planpo, alpha=0.1), ours(grpo)], args.repeat)
+            planpo_ms[shape] = t_planpo
+            ratio = t_planpo / t_verl
+            total = int((mask.diff(dim=1, prepend=torch.zeros(mask.shape[0], 1)) > 0).sum())
+            flag = ""
+            if isinstance(shape, int) and shape <= RATIO_TURNS and ratio > RATIO_TARGET:
+                ok, flag = False, f"  (over {RATIO_TARGET}x)"
+            print(f"{shape!s:>12} {total:>9} {1e3 * t_verl:8.2f}ms {1e3 * t_grpo:8.2f}ms {1e3 * t_planpo:8.2f}ms "
+                  f"{ratio:6.2f}x{flag}")
+        if 1 in planpo_ms and 500 in planpo_ms:
+            growth = planpo_ms[500] / planpo_ms[1]
+            ok &= growth <= GROWTH_TARGET
+            print(f"planpo growth 1 -> 500 turns/row: {growth:.2f}x (target <= {GROWTH_TARGET}x)")
+    print(f"\ntargets: ratio <= {RATIO_TARGET}x up to {RATIO_TURNS} turns/row, growth <= {GROWTH_TARGET}x: "
+          f"{'met' if ok else 'MISSED'}")
+    return 0 if ok else 1
 
 
 if __name__ == "__main__":

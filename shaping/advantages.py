@@ -14,14 +14,13 @@ from typing import Any
 
 import numpy as np
 
+from . import estimator_inputs as inputs
+from .estimator_inputs import group_codes
+
+__all__ = ["Advantages", "Rollouts", "grpo", "group_codes", "planpo", "segment_normalise"]
+
 GROUPINGS = ("index-success", "index", "task")
 FAILURE_CREDIT = ("none", "turn-cap")
-
-
-def group_codes(index: Sequence[Any] | np.ndarray) -> np.ndarray:
-    """Dense integer codes for arbitrary group ids (VERL's ``uid`` strings, TRL's prompt positions)."""
-    _, codes = np.unique(np.asarray(index, dtype=object).astype(str), return_inverse=True)
-    return codes.astype(np.int64)
 
 
 @dataclass(frozen=True)
@@ -35,25 +34,25 @@ class Rollouts:
     lengths: np.ndarray  # (sum T_i,) int: L_{i,t}
 
     def __post_init__(self) -> None:
-        n = len(self.reward)
-        if not (len(self.group) == len(self.success) == len(self.turns) == n):
+        """Every field checked (a ValueError names it); arrays normalised to int64 / float64 / bool."""
+        checked = {"group": inputs.dense_codes(self.group), "reward": inputs.rewards(self.reward),
+                   "turns": inputs.turn_counts(self.turns), "lengths": inputs.token_counts(self.lengths)}
+        n = len(checked["reward"])
+        if not (len(checked["group"]) == len(checked["turns"]) == n):
             raise ValueError("group, reward, success and turns must have one entry per trajectory")
-        if int(np.sum(self.turns)) != len(self.lengths):
-            raise ValueError(f"turns add up to {int(np.sum(self.turns))} but {len(self.lengths)} lengths were given")
-        if len(self.lengths) and int(np.min(self.lengths)) <= 0:
-            raise ValueError("every turn must have at least one generated token")
-        if not np.all(np.isfinite(self.reward)):
-            raise ValueError("rewards must be finite")
+        checked["success"] = inputs.success_flags(self.success, n)
+        if int(np.sum(checked["turns"])) != len(checked["lengths"]):
+            raise ValueError(f"turns add up to {int(np.sum(checked['turns']))} but {len(checked['lengths'])} "
+                             "lengths were given")
+        for name, value in checked.items():
+            object.__setattr__(self, name, value)
 
     @classmethod
     def build(cls, group: Sequence[Any], reward: Sequence[float], success: Sequence[bool],
               turn_lengths: Sequence[Sequence[int]]) -> Rollouts:
-        """From plain sequences; ``group`` may hold any hashable ids (prompt uids)."""
-        codes = group_codes(group)
-        turns = np.fromiter((len(t) for t in turn_lengths), dtype=np.int64, count=len(turn_lengths))
-        flat = np.fromiter((x for t in turn_lengths for x in t), dtype=np.int64, count=int(turns.sum()))
-        return cls(codes, np.asarray(reward, dtype=np.float64),
-                   np.asarray(success, dtype=bool), turns, flat)
+        """From plain sequences; ``group`` may hold any hashable ids (prompt uids, tuples)."""
+        turns, flat = inputs.nested_token_counts(turn_lengths)
+        return cls(group_codes(group), inputs.rewards(reward), inputs.success_flags(success, len(turns)), turns, flat)
 
     @cached_property
     def owner(self) -> np.ndarray:
@@ -103,6 +102,7 @@ def segment_normalise(x: np.ndarray, segment: np.ndarray, member: np.ndarray, n_
 def grpo(rollouts: Rollouts, norm_by_std: bool = True, eps: float = 1e-6, **_: Any) -> Advantages:
     """Group-normalised outcome, the reference estimator; identical to VERL's ``compute_grpo_outcome_advantage``
     (unbiased std, and a group of one keeps its raw reward: mean 0, std 1)."""
+    inputs.positive_finite("eps", eps)
     r, g = rollouts.reward, rollouts.group
     n_groups = rollouts.n_groups
     count = np.bincount(g, minlength=n_groups)
@@ -157,14 +157,17 @@ def planpo(
         raise ValueError(f"unknown PlanPO norm {norm!r}; choose 'std' or 'none'")
     if failure_credit not in FAILURE_CREDIT:
         raise ValueError(f"unknown failure_credit {failure_credit!r}; choose one of {FAILURE_CREDIT}")
+    inputs.positive_finite("eps", eps)
+    inputs.finite("alpha", alpha)
     use_std = norm == "std"
     r, g, T = rollouts.reward, rollouts.group, rollouts.turns
     n, n_groups = len(r), rollouts.n_groups
     ok = rollouts.success & (T > 0)
     re = np.where(ok, r / np.maximum(T, 1), 0.0)
     if failure_credit == "turn-cap":
-        if turn_cap is None or turn_cap < max(int(T.max(initial=0)), 1):
-            raise ValueError(f"failure_credit='turn-cap' needs turn_cap >= the longest trajectory ({int(T.max())})")
+        longest = max(int(T.max(initial=0)), 1)
+        if turn_cap is None or not inputs.finite("turn_cap", turn_cap) >= longest:
+            raise ValueError(f"failure_credit='turn-cap' needs turn_cap >= the longest trajectory ({longest})")
         floor = np.full(n_groups, np.inf)
         np.minimum.at(floor, g[ok], re[ok])
         re = np.where(ok, re, np.minimum(np.maximum(r, 0.0) / turn_cap, floor[g]))
@@ -176,15 +179,23 @@ def planpo(
     if grouping == "task":
         segment, member, n_segments = g[owner], ok_turn, n_groups
     else:
-        t = rollouts.turn_index
-        width = int(t.max(initial=0)) + 1
-        segment, n_segments = g[owner] * width + t, n_groups * width
-        member = ok_turn if grouping == "index-success" else np.ones(len(t), dtype=bool)
+        segment, n_segments = _index_segments(rollouts)
+        member = ok_turn if grouping == "index-success" else np.ones(len(segment), dtype=bool)
     a_s = segment_normalise(rs, segment, member, n_segments, use_std, eps)
     if grouping == "task":
         successes = np.bincount(g, weights=ok.astype(np.float64), minlength=n_groups)
         a_s[successes[segment] < 2] = 0.0
     return Advantages(a_e, a_s, a_e[owner] + alpha * a_s, float(alpha))
+
+
+def _index_segments(rollouts: Rollouts) -> tuple[np.ndarray, int]:
+    """A dense code per (group, turn index) pair that occurs, found without a sort: group g's turn indices are
+    0..M_g-1 (M_g its longest trajectory), so pair (g, t) gets offset_g + t. Memory is O(turns), not
+    groups x longest trajectory."""
+    longest = np.zeros(rollouts.n_groups, dtype=np.int64)
+    np.maximum.at(longest, rollouts.group, rollouts.turns)
+    offset = np.cumsum(longest) - longest
+    return offset[rollouts.group][rollouts.owner] + rollouts.turn_index, int(longest.sum())
 
 
 Estimator = Callable[..., Advantages]

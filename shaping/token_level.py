@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from .advantages import Advantages, Estimator, Rollouts, group_codes
+from .estimator_inputs import finite
 from .turns import broadcast, torch, turn_spans  # turns says how to install torch when it is missing
 
 
@@ -34,9 +35,9 @@ def token_advantages(
         if success_threshold is None:
             success = np.zeros(len(reward), dtype=bool)
         else:
-            success = reward >= success_threshold
+            success = reward >= finite("success_threshold", success_threshold)
     spans = turn_spans(mask)
     turns, lengths = spans.numpy()
-    rollouts = Rollouts(group_codes(index), reward, np.asarray(success, dtype=bool), turns, lengths)
+    rollouts = Rollouts(group_codes(index), reward, success, turns, lengths)  # Rollouts checks every field
     result = estimator(rollouts, **options)
     return broadcast(result.per_turn, mask, spans), result

@@ -1,9 +1,10 @@
 """Turn spans from a trainer's assistant-token mask, and the broadcast of per-turn values back onto tokens.
 
 A turn is a maximal run of 1s in the mask (VERL ``response_mask``, TRL ``completion_mask * tool_mask``,
-OpenRLHF ``action_mask``); the 0s between runs are tool observations, trailing 0s are padding. Everything
-runs in torch on the mask's own device, in two passes over the (B, L) tensor each way; only the small
-per-turn arrays cross to numpy.
+OpenRLHF ``action_mask``); the 0s between runs are tool observations, trailing 0s are padding. On an
+accelerator everything runs in torch on the mask's device and only the small per-turn arrays cross to numpy;
+on the CPU numpy does the (B, L) passes (its comparisons and ``nonzero`` are several times faster than
+torch's there). Each way is one pass over the mask and one over the output, whatever the number of turns.
 """
 
 from __future__ import annotations
@@ -36,40 +37,88 @@ class TurnSpans:
         return self.turns.cpu().numpy(), self.lengths.cpu().numpy()
 
 
-def _boundaries(flat: torch.Tensor) -> torch.Tensor:
-    """Flat positions p in [0, n] where ``flat[p] != flat[p-1]`` (with False outside), found cheaply.
+def _changes(mask: torch.Tensor) -> torch.Tensor:
+    """Sorted positions q = row * (L + 1) + p, p in [0, L], where ``mask[row, p] != mask[row, p - 1]`` (False
+    outside the row), found cheaply.
 
-    The changes are few, so instead of ``nonzero`` over all n elements, the bool buffer is read as int64
-    words (8 flags each), ``nonzero`` runs over n/8 words, and only the hit words are expanded.
+    Each row gets one extra slot, so no run crosses a row and, within a row, changes alternate start, end,
+    start, end: the spans are read off without a sort or a merge. The changes are few, so instead of
+    ``nonzero`` over every element the bool buffer is read as int64 words (8 flags each), ``nonzero`` runs
+    over the words, and only the hit words are expanded.
     """
-    n = flat.numel()
-    buf = torch.zeros((n + 8) // 8 * 8, dtype=torch.bool, device=flat.device)
-    torch.ne(flat[1:], flat[:-1], out=buf[1:n])
-    buf[0] = flat[0]
-    buf[n] = flat[n - 1]
+    batch, width = mask.shape
+    n = batch * (width + 1)
+    buf = torch.empty((n + 7) // 8 * 8, dtype=torch.bool, device=mask.device)
+    buf[n:] = False
+    changes = buf[:n].view(batch, width + 1)
+    torch.ne(mask[:, 1:], mask[:, :-1], out=changes[:, 1:width])
+    changes[:, 0] = mask[:, 0]
+    changes[:, width] = mask[:, width - 1]
     words = buf.view(torch.int64).nonzero().squeeze(1)
     hits = buf.view(-1, 8)[words].nonzero()
     return words[hits[:, 0]] * 8 + hits[:, 1]
 
 
 def turn_spans(mask: torch.Tensor) -> TurnSpans:
-    """Turn counts and spans of every row of a (B, L) 0/1 mask, without a Python loop."""
+    """Turn counts and spans of every row of a (B, L) mask (nonzero = assistant token), without a Python loop."""
     if mask.dim() != 2 or mask.numel() == 0:
         raise ValueError(f"expected a non-empty (batch, tokens) mask, got shape {tuple(mask.shape)}")
     batch, width = mask.shape
-    flat = mask.reshape(-1)
-    flat = flat.bool()
-    n = flat.numel()
-    rows_edge = torch.arange(0, n + 1, width, device=flat.device)  # runs never cross a row boundary
-    points = torch.unique(torch.cat([_boundaries(flat), rows_edge]))
-    at_row_edge = points % width == 0
-    prev = torch.where(points > 0, flat[(points - 1).clamp(min=0)], False)
-    cur = torch.where(points < n, flat[points.clamp(max=n - 1)], False)
-    starts = points[cur & (at_row_edge | ~prev)]
-    ends = points[prev & (at_row_edge | ~cur)]
-    rows = torch.div(starts, width, rounding_mode="floor")
+    if mask.device.type == "cpu":
+        rows, starts, ends = (torch.from_numpy(a) for a in _spans_cpu(mask))
+        return TurnSpans(torch.from_numpy(np.bincount(rows.numpy(), minlength=batch)), rows, starts, ends)
+    points = _changes(mask if mask.dtype == torch.bool else mask.bool())
+    bounds = points.view(-1, 2)  # (start, end) per turn, trajectory-major
+    rows = torch.div(bounds[:, 0], width + 1, rounding_mode="floor")
+    base = rows * (width + 1)
     turns = torch.bincount(rows, minlength=batch)
-    return TurnSpans(turns, rows, starts - rows * width, ends - rows * width)
+    return TurnSpans(turns, rows, bounds[:, 0] - base, bounds[:, 1] - base)
+
+
+def _row_changes(values: np.ndarray) -> np.ndarray:
+    """Sorted q = row * (L + 1) + p, p in [0, L], where ``values[row, p] != values[row, p - 1]`` (0 outside)."""
+    batch, width = values.shape
+    n = batch * (width + 1)
+    buf = np.empty((n + 7) // 8 * 8, dtype=bool)
+    buf[n:] = False
+    changes = buf[:n].reshape(batch, width + 1)
+    np.not_equal(values[:, 1:], values[:, :-1], out=changes[:, 1:width])
+    np.not_equal(values[:, 0], 0, out=changes[:, 0])
+    np.not_equal(values[:, width - 1], 0, out=changes[:, width])
+    # As in ``_changes``: find the 8-flag words that hold a change, then expand only those.
+    words = np.flatnonzero(buf.view(np.uint64) != 0)
+    hits = np.flatnonzero(buf.reshape(-1, 8)[words])
+    return words[hits >> 3] * 8 + (hits & 7)
+
+
+def _pairs(points: np.ndarray, width: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(rows, starts, ends) of changes read as (start, end) pairs; one division per turn."""
+    rows = points[0::2] // (width + 1)
+    base = rows * (width + 1)
+    return rows, points[0::2] - base, points[1::2] - base
+
+
+def _spans_cpu(mask: torch.Tensor) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(rows, starts, ends) in numpy. The changes of the raw values are taken first (no bool copy of the mask);
+    they are the turn boundaries exactly when every one is a zero <-> nonzero step. That holds when, read as
+    (start, end) pairs, every end inside a row holds a zero: a nonzero -> nonzero step is either such an end,
+    or a start whose preceding end (in its row; a row's first change follows zeros) holds a nonzero. So one
+    lookup per turn confirms it; otherwise (a mask holding 1s and 2s, NaN) the mask is converted to bool
+    and the changes taken again."""
+    try:
+        values = mask.detach().numpy()
+    except TypeError:  # a dtype numpy lacks (bfloat16)
+        values = mask.bool().numpy()
+    width = values.shape[1]
+    points = _row_changes(values)
+    if values.dtype == bool:
+        return _pairs(points, width)
+    if len(points) % 2 == 0:
+        rows, starts, ends = _pairs(points, width)
+        inside = ends < width
+        if not np.any(values.reshape(-1)[(rows * width + ends)[inside]] != 0):
+            return rows, starts, ends
+    return _pairs(_row_changes(values.astype(bool)), width)
 
 
 def broadcast(per_turn: torch.Tensor | np.ndarray, mask: torch.Tensor, spans: TurnSpans | None = None,
@@ -89,14 +138,18 @@ def broadcast(per_turn: torch.Tensor | np.ndarray, mask: torch.Tensor, spans: Tu
 
 
 def _broadcast_segments(per_turn, mask: torch.Tensor, spans: TurnSpans, dtype: torch.dtype) -> torch.Tensor:
+    """Turns and the gaps between them, in order, are consecutive segments of the flat (B * L) output, so
+    one ``numpy.repeat`` of [0, v_1, 0, v_2, ..., v_k, 0] writes it; no sort is needed."""
     batch, width = mask.shape
     values = torch.as_tensor(per_turn).detach().cpu().to(dtype).numpy()
     base = spans.rows.numpy() * width
-    starts, ends = base + spans.starts.numpy(), base + spans.ends.numpy()
-    points = np.unique(np.concatenate([np.arange(0, batch * width + 1, width), starts, ends]))
-    segment_values = np.zeros(len(points) - 1, dtype=values.dtype)
-    segment_values[np.searchsorted(points, starts)] = values
-    out = np.repeat(segment_values, np.diff(points)).reshape(batch, width)
+    bounds = np.empty(2 * len(values) + 2, dtype=np.int64)
+    bounds[0], bounds[-1] = 0, batch * width
+    bounds[1:-1:2] = base + spans.starts.numpy()
+    bounds[2:-1:2] = base + spans.ends.numpy()
+    segment_values = np.zeros(2 * len(values) + 1, dtype=values.dtype)
+    segment_values[1::2] = values
+    out = np.repeat(segment_values, np.diff(bounds)).reshape(batch, width)
     return torch.from_numpy(out)
 
 

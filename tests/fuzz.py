@@ -1,0 +1,22 @@
+"""Settings shared by the fuzz properties: ~1,000 examples each by default, more with PLANSHAPE_FUZZ_EXAMPLES."""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable
+from typing import Any
+
+from hypothesis import HealthCheck, settings
+
+EXAMPLES = int(os.environ.get("PLANSHAPE_FUZZ_EXAMPLES", "1000"))
+FUZZ = settings(max_examples=EXAMPLES, deadline=None, database=None,
+                suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow,
+                                       HealthCheck.data_too_large])
+
+
+def timed(fn: Callable[[], Any]) -> tuple[Any, float]:
+    """(result, CPU seconds of this thread) of one call: the work done, whatever else loads the machine."""
+    start = time.thread_time()
+    result = fn()
+    return result, time.thread_time() - start
