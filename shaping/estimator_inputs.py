@@ -50,6 +50,11 @@ def _first(bad: np.ndarray) -> int:
     return int(np.flatnonzero(bad)[0])
 
 
+def _show(value: Any) -> str:
+    """A value as the user wrote it: ``1.7``, ``'False'``, not ``np.float64(1.7)``."""
+    return repr(value.item() if isinstance(value, np.generic) else value)
+
+
 def success_flags(values: Any, n: int) -> np.ndarray:
     """One True/False per trajectory. Accepted: bools, and numbers that are exactly 0 or 1; a string
     ("False"), NaN or 0.5 is an error rather than a truthy value."""
@@ -66,7 +71,7 @@ def success_flags(values: Any, n: int) -> np.ndarray:
         bad = np.ones(n, dtype=bool)
     if bad.any():
         i = _first(bad)
-        raise ValueError(f"success[{i}] is {arr[i]!r} ({type(arr[i]).__name__}); use True/False (or 1/0)")
+        raise ValueError(f"success[{i}] is {_show(arr[i])}; use True/False (or 1/0)")
     return arr.astype(bool)
 
 
@@ -87,7 +92,7 @@ def rewards(values: Any, name: str = "reward") -> np.ndarray:
     bad = ~np.isfinite(arr) | (np.abs(arr) > MAX_REWARD)
     if bad.any():
         i = _first(bad)
-        raise ValueError(f"{name}[{i}] is {arr[i]!r}; rewards must be finite and within ±{MAX_REWARD:g} "
+        raise ValueError(f"{name}[{i}] is {_show(arr[i])}; rewards must be finite and within ±{MAX_REWARD:g} "
                          "(larger values overflow the group statistics)")
     return arr
 
@@ -118,7 +123,7 @@ def token_counts(values: Any, where: Callable[[int], str] = lambda k: f"lengths[
         bad = np.ones(len(arr), dtype=bool)
     if bad.any():
         k = _first(bad)
-        raise ValueError(f"{where(k)} is {arr[k]!r}; a turn length is a whole number of tokens from 1 to "
+        raise ValueError(f"{where(k)} is {_show(arr[k])}; a turn length is a whole number of tokens from 1 to "
                          f"{MAX_TURN_TOKENS}")
     return arr.astype(np.int64)
 

@@ -1,6 +1,7 @@
 """Turn spans from an assistant mask and the per-token broadcast."""
 
 import numpy as np
+import pytest
 import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -52,3 +53,52 @@ def test_bool_and_int_masks_and_dtype():
     out = broadcast(np.array([0.5, -2.0]), mask, dtype=torch.float64)
     assert out.dtype == torch.float64 and out.tolist() == [[0.5, 0.0, -2.0, -2.0]]
     assert turn_spans(mask.int()).lengths.tolist() == [1, 2]
+
+
+def _reference_spans(rows):
+    """Runs of nonzero (NaN counts as nonzero, as ``bool``) per row, walked by hand."""
+    out = []
+    for i, row in enumerate(rows):
+        j = 0
+        while j < len(row):
+            if row[j] != 0:
+                start = j
+                while j < len(row) and row[j] != 0:
+                    j += 1
+                out.append((i, start, j))
+            else:
+                j += 1
+    return out
+
+
+valued_masks = st.integers(1, 4).flatmap(lambda b: st.integers(1, 40).flatmap(
+    lambda w: st.lists(st.lists(st.sampled_from([0.0, 1.0, 1.0, 2.0, -0.0, float("nan"), 0.5]), min_size=w,
+                                max_size=w), min_size=b, max_size=b)))
+
+
+@settings(max_examples=300, deadline=None)
+@given(valued_masks, st.sampled_from([torch.float32, torch.float64, torch.int64, torch.bool, torch.bfloat16,
+                                      torch.uint8]))
+def test_spans_of_any_mask_values_and_dtype_are_the_runs_of_nonzero(rows, dtype):
+    mask = torch.tensor(rows, dtype=torch.float64).to(dtype)
+    flags = mask.bool().tolist()
+    spans = turn_spans(mask)
+    got = list(zip(spans.rows.tolist(), spans.starts.tolist(), spans.ends.tolist(), strict=True))
+    assert got == _reference_spans(flags)
+    assert spans.turns.tolist() == [sum(1 for r, _, _ in got if r == i) for i in range(len(rows))]
+    values = np.arange(1, len(got) + 1, dtype=np.float32)
+    expected = torch.zeros(mask.shape)
+    for v, (r, s, e) in zip(values, got, strict=True):
+        expected[r, s:e] = float(v)
+    assert torch.equal(broadcast(values, mask, spans), expected)
+    assert torch.equal(_broadcast_cumsum(values, mask, spans, torch.float32), expected)
+
+
+@pytest.mark.parametrize("width", [1, 7, 8, 9, 63])
+def test_alternating_and_full_rows(width):
+    alternating = (torch.arange(width) % 2 == 0).float().repeat(3, 1)
+    spans = turn_spans(alternating)
+    assert spans.turns.tolist() == [(width + 1) // 2] * 3
+    assert spans.lengths.tolist() == [1] * (3 * ((width + 1) // 2))
+    full = torch.ones(2, width)
+    assert turn_spans(full).lengths.tolist() == [width, width]
