@@ -1,7 +1,7 @@
 """PlanPO end to end (turn spans, per-turn advantages, broadcast) vs VERL's own GRPO estimator, same tensors,
 swept over the number of assistant turns per row, with 1 and 2 torch threads.
 
-    python benchmarks/bench_advantages.py [--repeat N] [--turns 1,16,60,120,500] [--threads 1,2]
+    python benchmarks/bench_advantages.py [--repeat N] [--turns 1,16,60,120,500] [--threads 1,2] [--clock cpu]
 
 Batch: Planner-R1's training shape, 16 prompts x 8 rollouts = 128 trajectories x 30,500 response tokens.
 Each shape gives every row the same number of turns (tool observations between them, padding after);
@@ -53,16 +53,16 @@ def make_batch(turns: int | str, prompts: int = PROMPTS, n: int = ROLLOUTS, leng
     return rewards, mask_t, index
 
 
-def interleaved(fns, repeat):
+def interleaved(fns, repeat, clock=time.perf_counter):
     """Median seconds of each function, timed in turn within every round so that noise hits all alike."""
     for fn in fns:
         fn()
     times = [[] for _ in fns]
     for _ in range(repeat):
         for fn, bucket in zip(fns, times, strict=True):
-            start = time.perf_counter()
+            start = clock()
             fn()
-            bucket.append(time.perf_counter() - start)
+            bucket.append(clock() - start)
     return [statistics.median(b) for b in times]
 
 
@@ -71,7 +71,10 @@ def main() -> int:
     ap.add_argument("--repeat", type=int, default=30)
     ap.add_argument("--turns", default="1,16,60,120,500,alternating")
     ap.add_argument("--threads", default="1,2")
+    ap.add_argument("--clock", choices=("wall", "cpu"), default="wall",
+                    help="cpu: this process's CPU time, steadier on a shared machine (with 1 thread it is the work)")
     args = ap.parse_args()
+    clock = time.perf_counter if args.clock == "wall" else time.process_time
     try:
         from verl.trainer.ppo.core_algos import compute_grpo_outcome_advantage
     except ImportError as exc:
@@ -82,7 +85,8 @@ def main() -> int:
     ok = True
     for threads in (int(t) for t in args.threads.split(",")):
         torch.set_num_threads(threads)
-        print(f"\n== torch threads {threads}; {PROMPTS * ROLLOUTS} x {LENGTH} tokens; median of {args.repeat}")
+        print(f"\n== torch threads {threads}; {PROMPTS * ROLLOUTS} x {LENGTH} tokens; median of {args.repeat} "
+              f"({args.clock} clock)")
         print(f"{'turns/row':>12} {'turns':>9} {'VERL grpo':>10} {'our grpo':>10} {'planpo':>10} {'ratio':>7}")
         planpo_ms = {}
         for shape, (rewards, mask, index) in batches.items():
@@ -95,7 +99,7 @@ def main() -> int:
 
             # Our GRPO must equal VERL's, token for token.
             torch.testing.assert_close(ours(grpo)(), verl_grpo(), rtol=1e-5, atol=1e-5)
-            t_verl, t_planpo, t_grpo = interleaved([verl_grpo, ours(planpo, alpha=0.1), ours(grpo)], args.repeat)
+            t_verl, t_planpo, t_grpo = interleaved([verl_grpo, ours(planpo, alpha=0.1), ours(grpo)], args.repeat, clock)
             planpo_ms[shape] = t_planpo
             ratio = t_planpo / t_verl
             total = int((mask.diff(dim=1, prepend=torch.zeros(mask.shape[0], 1)) > 0).sum())

@@ -1,6 +1,6 @@
 """The slowest known input of every entry point that takes model output (or user input), and its time.
 
-    python benchmarks/bench_worst_case.py [--database DIR] [--train CSV] [--repeat N]
+    python benchmarks/bench_worst_case.py [--database DIR] [--train CSV] [--repeat N] [--only gate,tools,...]
 
 Each input is a crash or stall found by fuzzing or by hand (degenerate JSON at the size cap, quadratic
 regex inputs, huge argument lists...). Every input is timed (best of ``--repeat`` single calls); per entry
@@ -92,6 +92,7 @@ def main() -> int:
     ap.add_argument("--database", default=str(SHARED / "database"))
     ap.add_argument("--train", default=str(SHARED / "train.csv"))
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--only", default="", help="comma-separated entry points to run (e.g. gate,tools); default all")
     args = ap.parse_args()
     store = load_database(args.database)
     queries = [Query.from_record(r) for r in read_records(args.train)]
@@ -169,7 +170,10 @@ def main() -> int:
 
     failed = False
     print(f"query: {query.org} -> {query.dest}, {query.days} days; store: {args.database}; best of {args.repeat}")
+    only = {e.strip() for e in args.only.split(",") if e.strip()}
     for entry, inputs in cases.items():
+        if only and entry not in only:
+            continue
         timings = []
         for name, fn in inputs.items():
             best, outcome = float("inf"), "ok"

@@ -65,8 +65,7 @@ def turn_spans(mask: torch.Tensor) -> TurnSpans:
         raise ValueError(f"expected a non-empty (batch, tokens) mask, got shape {tuple(mask.shape)}")
     batch, width = mask.shape
     if mask.device.type == "cpu":
-        rows, starts, ends = (torch.from_numpy(a) for a in _spans_cpu(mask))
-        return TurnSpans(torch.from_numpy(np.bincount(rows.numpy(), minlength=batch)), rows, starts, ends)
+        return TurnSpans(*(torch.from_numpy(a) for a in _spans_cpu(mask)))
     points = _changes(mask if mask.dtype == torch.bool else mask.bool())
     bounds = points.view(-1, 2)  # (start, end) per turn, trajectory-major
     rows = torch.div(bounds[:, 0], width + 1, rounding_mode="floor")
@@ -78,28 +77,25 @@ def turn_spans(mask: torch.Tensor) -> TurnSpans:
 def _row_changes(values: np.ndarray) -> np.ndarray:
     """Sorted q = row * (L + 1) + p, p in [0, L], where ``values[row, p] != values[row, p - 1]`` (0 outside)."""
     batch, width = values.shape
-    n = batch * (width + 1)
-    buf = np.empty((n + 7) // 8 * 8, dtype=bool)
-    buf[n:] = False
-    changes = buf[:n].reshape(batch, width + 1)
+    changes = np.empty((batch, width + 1), dtype=bool)
     np.not_equal(values[:, 1:], values[:, :-1], out=changes[:, 1:width])
     np.not_equal(values[:, 0], 0, out=changes[:, 0])
     np.not_equal(values[:, width - 1], 0, out=changes[:, width])
-    # As in ``_changes``: find the 8-flag words that hold a change, then expand only those.
-    words = np.flatnonzero(buf.view(np.uint64) != 0)
-    hits = np.flatnonzero(buf.reshape(-1, 8)[words])
-    return words[hits >> 3] * 8 + (hits & 7)
+    return np.flatnonzero(changes)  # numpy's bool nonzero: fast when sparse, branch-free when dense
 
 
-def _pairs(points: np.ndarray, width: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(rows, starts, ends) of changes read as (start, end) pairs; one division per turn."""
-    rows = points[0::2] // (width + 1)
+def _pairs(points: np.ndarray, batch: int, width: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(turns per row, rows, starts, ends) of sorted changes read as (start, end) pairs: each row's share is
+    found by B binary searches, not by dividing every point."""
+    row_first = np.searchsorted(points[0::2], np.arange(batch + 1) * (width + 1))
+    turns = np.diff(row_first)
+    rows = np.repeat(np.arange(batch), turns)
     base = rows * (width + 1)
-    return rows, points[0::2] - base, points[1::2] - base
+    return turns, rows, points[0::2] - base, points[1::2] - base
 
 
-def _spans_cpu(mask: torch.Tensor) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(rows, starts, ends) in numpy. The changes of the raw values are taken first (no bool copy of the mask);
+def _spans_cpu(mask: torch.Tensor) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(turns, rows, starts, ends) in numpy. The changes of the raw values are taken first (no bool copy of the mask);
     they are the turn boundaries exactly when every one is a zero <-> nonzero step. That holds when, read as
     (start, end) pairs, every end inside a row holds a zero: a nonzero -> nonzero step is either such an end,
     or a start whose preceding end (in its row; a row's first change follows zeros) holds a nonzero. So one
@@ -109,16 +105,16 @@ def _spans_cpu(mask: torch.Tensor) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         values = mask.detach().numpy()
     except TypeError:  # a dtype numpy lacks (bfloat16)
         values = mask.bool().numpy()
-    width = values.shape[1]
+    batch, width = values.shape
     points = _row_changes(values)
     if values.dtype == bool:
-        return _pairs(points, width)
+        return _pairs(points, batch, width)
     if len(points) % 2 == 0:
-        rows, starts, ends = _pairs(points, width)
+        turns, rows, starts, ends = _pairs(points, batch, width)
         inside = ends < width
         if not np.any(values.reshape(-1)[(rows * width + ends)[inside]] != 0):
-            return rows, starts, ends
-    return _pairs(_row_changes(values.astype(bool)), width)
+            return turns, rows, starts, ends
+    return _pairs(_row_changes(values.astype(bool)), batch, width)
 
 
 def broadcast(per_turn: torch.Tensor | np.ndarray, mask: torch.Tensor, spans: TurnSpans | None = None,
