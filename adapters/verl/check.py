@@ -72,9 +72,8 @@ def _describe(shaper: Any, report: Report) -> dict:
     return info
 
 
-def _stages(info: dict) -> int:
-    schedule = info.get("schedule", {})
-    return len(schedule.get("stages", [])) if isinstance(schedule, dict) else 1
+def _stages(shaper: Any) -> int:
+    return len(shaper.describe()["stages"])
 
 
 def _reward(cfg: Any, report: Report, estimator_config: Any) -> None:
@@ -90,7 +89,7 @@ def _reward(cfg: Any, report: Report, estimator_config: Any) -> None:
         if custom.get("path"):
             report.warnings.append(f"reward.custom_reward_function.path={custom.path} is not used by the planshape "
                                    "reward manager (it scores with algorithm.planpo)")
-        if _stages(shaper_for(block).describe()) > 1 and not cfg.trainer.get("use_v1", True):
+        if _stages(shaper_for(block)) > 1 and not cfg.trainer.get("use_v1", True):
             report.errors.append("a staged schedule needs the training step in the reward, which VERL 0.9 provides "
                                  "only in the V1 trainer: set trainer.use_v1=true or use a one-stage schedule")
         return
@@ -107,7 +106,7 @@ def _reward(cfg: Any, report: Report, estimator_config: Any) -> None:
                                  "compute_score")
         if manager.name not in ("naive",):
             report.warnings.append(f"reward manager {manager.name!r}: only 'naive' passes num_turns and tool fields")
-        if kwargs.get("step") is None and _stages(shaper_for(block).describe()) > 1:
+        if kwargs.get("step") is None and _stages(shaper_for(block)) > 1:
             report.errors.append("a staged schedule with compute_score under the naive manager would get no step: "
                                  "use reward.reward_manager.name=planshape")
         if estimator_config is not None and reward_config.model_dump() != estimator_config.model_dump():

@@ -11,7 +11,8 @@ def _prepare(args: argparse.Namespace) -> int:
     from .data import prepare
     from .settings import shaper_for
 
-    shaper = shaper_for({"database": args.database})
+    # The rows depend on no setting but the prompt; GRPO needs no α horizon, so this block is complete.
+    shaper = shaper_for({"database": args.database, "estimator": "grpo"})
     written = prepare(shaper, args.queries, args.output, args.val_size, args.seed)
     for split, info in written.items():
         print(f"{split}: {info['rows']} rows -> {info['path']}")

@@ -38,7 +38,7 @@ def to_row(shaper: Any, record: Mapping[str, Any], split: str, index: int) -> di
         "ability": "travel_planning",
         "reward_model": {"style": "rule", "ground_truth": ground_truth(record)},
         "extra_info": {"split": split, "index": index, "level": str(record.get("level", "")),
-                       "prompt_version": str(shaper.describe().get("prompt_version", ""))},
+                       "prompt_version": str(shaper.prompt_version)},
     }
 
 

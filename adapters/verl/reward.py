@@ -51,7 +51,7 @@ def step_of(global_steps: Any) -> int | None:
 
 
 def _needs_step(shaper: Any) -> bool:
-    return len(shaper.describe()["schedule"]["stages"]) > 1
+    return len(shaper.schedule.stages) > 1
 
 
 def score_fields(shaper: Any, solution_str: Any, ground_truth: Any, step: int) -> dict[str, Any]:

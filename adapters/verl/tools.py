@@ -31,7 +31,7 @@ class PlanshapeTool(BaseTool):
             raise ValueError(f"{type(self).__name__}: the tool config needs '{CONFIG_KEY}' (a planshape config "
                              "mapping or file path, e.g. {type: native, planshape: {database: /path/to/database}})")
         self._shaper = shaper_for(config[CONFIG_KEY])
-        schema = self._shaper.tool_schemas[self.tool_name]
+        schema = next(s for s in self._shaper.tool_schemas if s["function"]["name"] == self.tool_name)
         super().__init__(config, tool_schema or OpenAIFunctionToolSchema.model_validate(schema))
         if self.name != self.tool_name:
             raise ValueError(f"{type(self).__name__} is the '{self.tool_name}' tool; its schema names '{self.name}'")

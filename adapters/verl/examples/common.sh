@@ -55,6 +55,7 @@ planshape_overrides() {
     actor_rollout_ref.rollout.multi_turn.max_assistant_turns=30
     actor_rollout_ref.rollout.multi_turn.max_parallel_calls=1
     actor_rollout_ref.rollout.multi_turn.max_tool_response_length=8192
+    "+ray_kwargs.ray_init.runtime_env.env_vars.PLANSHAPE_CONFIG=$PLANSHAPE_CONFIG"
     "+ray_kwargs.ray_init.runtime_env.env_vars.PLANSHAPE_DATABASE=$database"
     # reward: planshape's step-aware manager (staged schedule switches at the real step)
     reward.reward_manager.name=planshape reward.num_workers=8
@@ -71,6 +72,8 @@ planshape_run() {
   EXAMPLES=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
   planshape_overrides
   OVERRIDES+=("$@")
+  # The tool YAML reads these in this process too (planshape verl check loads it with VERL's tool loader).
+  export PLANSHAPE_CONFIG PLANSHAPE_DATABASE
   if [ "${PLANSHAPE_PRINT_OVERRIDES:-0}" = 1 ]; then printf '%s\n' "${OVERRIDES[@]}"; return 0; fi
   if [ "${PLANSHAPE_CHECK_ONLY:-0}" != 1 ] && [ ! -f "$DATA_DIR/train.parquet" ]; then
     # The dataset step: the official train + validation queries, re-split 180/45 by level (Planner-R1).
