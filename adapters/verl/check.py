@@ -162,11 +162,15 @@ def check(overrides: list[str]) -> Report:
         if cfg.algorithm.get("planpo") is not None or estimator == "planpo":
             estimator_config = shaping_config(trainer_block(cfg))
             _describe(shaper_for(trainer_block(cfg)), report)
+            if estimator_config.database == "sample":
+                report.warnings.append("algorithm.planpo.database=sample: rewards and tools use the bundled sample "
+                                       "world, not TravelPlanner's database")
         _reward(cfg, report, estimator_config)
         tool_config = estimator_config
         _tools(cfg, report, tool_config.tools.max_chars if tool_config is not None else None)
     except ConfigError as exc:
-        report.errors.append(f"planshape settings: {exc}")
+        lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
+        report.errors.append("planshape settings: " + " ".join(lines[:1]) + " " + "; ".join(lines[1:]))
     if estimator == "planpo" and cfg.algorithm.get("use_kl_in_reward"):
         report.warnings.append("algorithm.use_kl_in_reward=true: the KL penalty changes the scores PlanPO reads "
                                "success from; Planner-R1 used no KL")
