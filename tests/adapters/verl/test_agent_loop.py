@@ -22,7 +22,8 @@ from verl.workers.rollout.replica import TokenOutput
 from .conftest import EXAMPLES
 from .helpers import reward_row, tool_call, verl_config
 
-BLOCK_OVERRIDES = ["+algorithm.planpo.config=" + str(EXAMPLES / "planshape-8b.yaml"), "+algorithm.planpo.database=sample"]
+BLOCK_OVERRIDES = ["+algorithm.planpo.config=" + str(EXAMPLES / "planshape-8b.yaml"),
+                   "+algorithm.planpo.database=sample"]
 
 
 class ScriptedServer:
@@ -55,10 +56,13 @@ def _scripts(rows: list[dict]) -> dict[str, list[str]]:
 
 @pytest.fixture(scope="module")
 def rollouts(tokenizer, sample_rows):
-    import os
+    with pytest.MonkeyPatch.context() as env:  # what the tool YAML resolves in an agent-loop worker
+        env.setenv("PLANSHAPE_CONFIG", str(EXAMPLES / "planshape-8b.yaml"))
+        env.setenv("PLANSHAPE_DATABASE", "sample")
+        return _rollouts(tokenizer, sample_rows)
 
-    os.environ.setdefault("PLANSHAPE_CONFIG", str(EXAMPLES / "planshape-8b.yaml"))
-    os.environ.setdefault("PLANSHAPE_DATABASE", "sample")
+
+def _rollouts(tokenizer, sample_rows):
     cfg = verl_config([*BLOCK_OVERRIDES, "reward.reward_manager.name=planshape",
                        "actor_rollout_ref.rollout.multi_turn.max_assistant_turns=30",
                        "actor_rollout_ref.rollout.multi_turn.max_tool_response_length=8192",

@@ -19,7 +19,8 @@ REPO = Path(__file__).resolve().parents[3]
 
 def overrides(script: str, *extra: str, database: str = "sample") -> list[str]:
     """The script's overrides, printed by the script itself (PLANSHAPE_PRINT_OVERRIDES=1)."""
-    env = {**os.environ, "PLANSHAPE_DATABASE": database, "PLANSHAPE_PRINT_OVERRIDES": "1"}
+    env = {k: v for k, v in os.environ.items() if k != "PLANSHAPE_CONFIG"}  # each script picks its own
+    env.update(PLANSHAPE_DATABASE=database, PLANSHAPE_PRINT_OVERRIDES="1")
     out = subprocess.run(["bash", str(EXAMPLES / script), *extra], env=env, capture_output=True, text=True,
                          check=True)
     return out.stdout.splitlines()
@@ -54,8 +55,9 @@ def test_every_example_composes_and_checks(script, worker_env, monkeypatch):
 
 def test_paper_hyperparameters_are_in_the_runs():
     args = set(overrides("run_qwen3_8b_planpo.sh"))
-    for expected in ("data.train_batch_size=16", "actor_rollout_ref.rollout.n=8", "actor_rollout_ref.actor.optim.lr=1e-6",
-                     "actor_rollout_ref.actor.clip_ratio=0.2", "actor_rollout_ref.actor.use_kl_loss=False",
+    for expected in ("data.train_batch_size=16", "actor_rollout_ref.rollout.n=8",
+                     "actor_rollout_ref.actor.optim.lr=1e-6", "actor_rollout_ref.actor.clip_ratio=0.2",
+                     "actor_rollout_ref.actor.use_kl_loss=False",
                      "data.max_response_length=30500", "actor_rollout_ref.rollout.multi_turn.max_assistant_turns=30",
                      "actor_rollout_ref.rollout.multi_turn.max_tool_response_length=8192", "trainer.nnodes=2",
                      "trainer.n_gpus_per_node=8", "actor_rollout_ref.rollout.val_kwargs.temperature=0"):
