@@ -16,10 +16,14 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-import numpy as np
-import torch
+from .version import check_version
 
-from .settings import algorithm_block, shaper_for
+check_version()  # a clear message outside VERL 0.9.x, before VERL's own imports can fail obscurely
+
+import numpy as np  # noqa: E402
+import torch  # noqa: E402
+
+from .settings import algorithm_block, shaper_for  # noqa: E402
 
 NAME = "planpo"
 logger = logging.getLogger(__name__)

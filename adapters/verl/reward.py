@@ -22,10 +22,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from verl import DataProto
-from verl.experimental.reward_loop.reward_manager.base import RewardManagerBase
+from .version import check_version
 
-from .settings import shaper_for, trainer_block
+check_version()  # a clear message outside VERL 0.9.x, before VERL's own imports can fail obscurely
+
+from verl import DataProto  # noqa: E402
+from verl.experimental.reward_loop.reward_manager.base import RewardManagerBase  # noqa: E402
+
+from .settings import shaper_for, trainer_block  # noqa: E402
 
 MANAGER_NAME = "planshape"
 TOOL_RESPONSE_END = "</tool_response>"  # Hermes/Qwen chat templates close every tool observation with it

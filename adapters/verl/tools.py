@@ -13,10 +13,14 @@ from __future__ import annotations
 from typing import Any, ClassVar
 from uuid import uuid4
 
-from verl.tools.base_tool import BaseTool
-from verl.tools.schemas import OpenAIFunctionToolSchema, ToolResponse
+from .version import check_version
 
-from .settings import shaper_for
+check_version()  # a clear message outside VERL 0.9.x, before VERL's own imports can fail obscurely
+
+from verl.tools.base_tool import BaseTool  # noqa: E402
+from verl.tools.schemas import OpenAIFunctionToolSchema, ToolResponse  # noqa: E402
+
+from .settings import shaper_for  # noqa: E402
 
 CONFIG_KEY = "planshape"
 

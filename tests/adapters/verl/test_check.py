@@ -86,12 +86,21 @@ def test_a_config_that_does_not_compose_is_a_value_error():
         check(["algorithm.planpo.database=x"])  # a new key without Hydra's '+'
 
 
-def test_the_cli_check_passes_and_fails_with_one_line(tmp_path):
-    env = {**os.environ, "PLANSHAPE_DATABASE": "sample", "PLANSHAPE_CONFIG": str(EXAMPLES / "planshape-32b.yaml")}
-    cli = [sys.executable, "-m", "planshape.shaping.cli", "verl", "check"]
-    ok = subprocess.run([*cli, *overrides("run_qwen3_32b_planpo.sh")], env=env, capture_output=True, text=True)
+def test_plugins_switched_off_is_reported(worker_env, monkeypatch):
+    monkeypatch.setenv("PLANSHAPE_CONFIG", str(EXAMPLES / "planshape-8b.yaml"))
+    monkeypatch.setenv("VERL_USE_EXTERNAL_PLUGINS", "some_other_plugin")
+    report = check(overrides("run_qwen3_8b_planpo.sh"))
+    assert any("VERL_USE_EXTERNAL_PLUGINS" in e and "add 'planshape'" in e for e in report.errors), report.errors
+
+
+def test_a_run_script_checks_before_launching_and_the_cli_fails_with_one_line():
+    env = {k: v for k, v in os.environ.items() if k != "PLANSHAPE_CONFIG"}
+    env.update(PLANSHAPE_DATABASE="sample", PLANSHAPE_CHECK_ONLY="1", PYTHON=sys.executable)
+    ok = subprocess.run(["bash", str(EXAMPLES / "run_qwen3_32b_planpo.sh")], env=env, capture_output=True, text=True)
     assert ok.returncode == 0, ok.stderr[-2000:]
-    assert "ok: the config composes" in ok.stdout
+    assert "ok: the config composes" in ok.stdout and "'from_step': 50" in ok.stdout
+    env = {**env, "PLANSHAPE_CONFIG": str(EXAMPLES / "planshape-32b.yaml")}
+    cli = [sys.executable, "-m", "planshape.shaping.cli", "verl", "check"]
     bad = subprocess.run([*cli, *overrides("run_qwen3_32b_planpo.sh", "+algorithm.planpo.mode=lenient")], env=env,
                          capture_output=True, text=True)
     assert bad.returncode == 2

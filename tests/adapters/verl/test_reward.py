@@ -3,6 +3,7 @@ step-aware planshape manager, on chat transcripts with tool turns."""
 
 from __future__ import annotations
 
+import ast
 import json
 
 import pytest
@@ -111,16 +112,29 @@ def test_model_garbage_scores_zero_with_the_same_keys(naive, tokenizer, sample_r
     assert set(bad["reward_extra_info"]) == set(good["reward_extra_info"])
 
 
-def test_gold_plans_in_transcripts_pass(shared_dir, train_records, tokenizer):
+def test_gold_plans_in_transcripts_pass_through_the_manager(shared_dir, train_records, tokenizer):
+    """The 45 gold plans, each the final turn after real tool rounds over the TravelPlanner database, scored by
+    the planshape manager at a stage-2 step of the 8B curriculum (macros + pass: 3 points)."""
     from planshape.validators.travelplanner.plan_format import from_upstream
     from planshape.validators.travelplanner.query import gold_plan
 
-    block = {"database": str(shared_dir / "database"), "estimator": "grpo", "schedule": "stage2"}
+    cfg = verl_config(["reward.reward_manager.name=planshape", f"+algorithm.planpo.database={shared_dir / 'database'}",
+                       "+algorithm.planpo.schedule=curriculum-8b", "+algorithm.planpo.total_steps=500"])
+    manager = load_reward_manager(cfg, tokenizer)
+    tools = manager.shaper.tools()
+    prompt = tokenizer.encode("<|im_start|>user\nplan<|im_end|>\n<|im_start|>assistant\n", add_special_tokens=False)
     for record in train_records:
         query = {k: record[k] for k in ("org", "dest", "days", "visiting_city_number", "date", "people_number",
                                         "local_constraint", "budget", "query", "level")}
-        text = ("<tool_call>\n{}\n</tool_call>user\n<tool_response>\nflights...\n</tool_response>\nassistant\n"
-                + answer(from_upstream(gold_plan(record))))
-        result = compute_score("travelplanner", text, json.dumps(query, default=str), {"index": 0},
-                               planshape=block)
-        assert (result["score"], result["acc"], result["failure"]) == (3.0, 1.0, ""), record["query"]
+        flights = {"origin": record["org"], "destination": record["dest"],
+                   "date": ast.literal_eval(record["date"])[0]}
+        turns = [("assistant", tool_call("search_flights", flights)), ("tool", tools.call("search_flights", flights)),
+                 ("assistant", tool_call("calculator", {"expression": "2 * 3"})), ("tool", "6"),
+                 ("assistant", answer(from_upstream(gold_plan(record))))]
+        data = reward_row(tokenizer, prompt, response_ids(tokenizer, turns)[0], {
+            "data_source": "travelplanner", "reward_model": {"ground_truth": json.dumps(query, default=str)},
+            "extra_info": {}, "global_steps": 201})
+        out = manager.loop.run_until_complete(manager.run_single(data))
+        info = out["reward_extra_info"]
+        assert (out["reward_score"], info["acc"], info["failure"]) == (3.0, 1.0, ""), record["query"]
+        assert info["planshape/cs_micro"] == info["planshape/hard_micro"] == 1.0
