@@ -82,3 +82,10 @@ def test_a_tool_config_without_settings_says_what_to_add():
 def test_the_sandbox_is_opened_once_per_process(tools):
     stores = {id(t._shaper.tools().store) for t in tools.values()}
     assert len(stores) == 1
+
+
+def test_the_yaml_needs_only_the_database(monkeypatch):
+    monkeypatch.delenv("PLANSHAPE_CONFIG", raising=False)
+    monkeypatch.setenv("PLANSHAPE_DATABASE", "sample")
+    tools = {t.name: t for t in load_all_tools(str(EXAMPLES / "tools.yaml"), None)}
+    assert _call(tools["calculator"], {"expression": "1 + 2"})[0].text == "3"
