@@ -21,8 +21,12 @@ def _prepare(args: argparse.Namespace) -> int:
 
 def _check(args: argparse.Namespace) -> int:
     from .check import check
+    from .version import UnsupportedVerlError
 
-    report = check(args.overrides)
+    try:
+        report = check(args.overrides)
+    except UnsupportedVerlError as exc:  # a user error: one line, exit 2, like the other commands
+        raise ValueError(str(exc)) from None
     for line in report.lines:
         print(line)
     for warning in report.warnings:

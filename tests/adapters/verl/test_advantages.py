@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
+
+from .conftest import require_verl
+
+require_verl()
+
+import numpy as np
 import torch
 from omegaconf import OmegaConf
 from planshape.adapters.verl import advantages as planpo

@@ -3,11 +3,16 @@ executing planshape's tools; its outputs are scored by the planshape reward mana
 
 from __future__ import annotations
 
+import pytest
+
+from .conftest import require_verl
+
+require_verl()
+
 import asyncio
 import re
 
 import numpy as np
-import pytest
 import torch
 from planshape.adapters.verl.settings import shaper_for
 from verl import DataProto

@@ -3,12 +3,17 @@ with a message that says what to fix."""
 
 from __future__ import annotations
 
+import pytest
+
+from .conftest import require_verl
+
+require_verl()
+
 import os
 import subprocess
 import sys
 from pathlib import Path
 
-import pytest
 from planshape.adapters.verl.check import check
 
 from .conftest import EXAMPLES

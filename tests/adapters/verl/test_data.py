@@ -2,6 +2,12 @@
 
 from __future__ import annotations
 
+import pytest
+
+from .conftest import require_verl
+
+require_verl()
+
 import csv
 import json
 import subprocess
@@ -9,7 +15,6 @@ import sys
 from collections import Counter
 
 import pandas as pd
-import pytest
 from planshape.adapters.verl.data import split_rows
 from planshape.adapters.verl.reward import compute_score
 

@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import pytest
+
+from .conftest import require_verl
+
+require_verl()
+
 import importlib
 import os
 import subprocess
 import sys
 
-import pytest
 from planshape.adapters.verl import UnsupportedVerlError, check_version
 
 

@@ -3,10 +3,15 @@ step-aware planshape manager, on chat transcripts with tool turns."""
 
 from __future__ import annotations
 
+import pytest
+
+from .conftest import require_verl
+
+require_verl()
+
 import ast
 import json
 
-import pytest
 from planshape.adapters.verl.reward import compute_score, final_turn
 from planshape.adapters.verl.settings import shaper_for
 from verl.trainer.ppo.reward import load_reward_manager

@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import pytest
+
+from .conftest import require_verl
+
+require_verl()
+
 import asyncio
 
-import pytest
 from planshape.adapters.verl.tools import TOOL_CLASSES, SearchFlights
 from verl.tools.tool_registry import load_all_tools
 
