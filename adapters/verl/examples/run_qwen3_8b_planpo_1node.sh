@@ -5,7 +5,7 @@
 #   (or by hand: planshape verl prepare-data train.csv validation.csv -o $DATA_DIR --val-size 45).
 # Expected wall time per step: about 9-14 min on 1 x 8 H200 (500 steps: about 3-5 days).
 #   Estimated, not measured here: 128 trajectories (16 prompts x 8), up to 30 turns / 30,500 response tokens each;
-#   the rollout dominates; planshape's reward and advantage are milliseconds per batch.
+#   the rollout dominates (the planpo advantage measured ~0.2 s per batch on 2 CPU cores, benchmarks/bench_verl_adapter.py).
 # Usage: PLANSHAPE_DATABASE=/path/to/database QUERIES="train.csv validation.csv" bash run_qwen3_8b_planpo_1node.sh [extra overrides]
 set -euo pipefail
 MODEL=${MODEL:-Qwen/Qwen3-8B}
