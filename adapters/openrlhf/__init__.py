@@ -11,4 +11,7 @@ setup hook. Importing this package does not import OpenRLHF; each module that ne
 CONFIG_ENV = "PLANSHAPE_CONFIG"
 """The environment variable naming the planshape config (a JSON/YAML file or JSON text) for the setup hook."""
 
-__all__ = ["CONFIG_ENV"]
+SETUP_HOOK = "planshape.adapters.openrlhf.setup_hook.install"
+"""The ``worker_process_setup_hook`` value of a planshape run's Ray runtime env."""
+
+__all__ = ["CONFIG_ENV", "SETUP_HOOK"]

@@ -17,12 +17,11 @@ class-level patch of ``train_step`` would never be seen inside the actor.
 from __future__ import annotations
 
 import functools
-import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
+import numpy as np
 import torch
-
 from planshape.shaping.bridge import ConfigError, Shaper
 
 from .config import shaper_from_env
@@ -31,7 +30,6 @@ from .version import check_openrlhf
 check_openrlhf()
 
 STEP = "_planshape_step"
-TOTAL_STEPS = "_planshape_total_steps"
 SHAPER = "_planshape_shaper"
 PATCHED = "_planshape_patched"
 
@@ -91,7 +89,7 @@ def write_advantages(shaper: Shaper, experiences: Sequence[Any], n_samples: int,
     for exp, size, width in zip(experiences, sizes, widths, strict=True):
         mask[row:row + size, :width] = exp.action_mask.long()
         row += size
-    index = torch.tensor([i for exp in experiences for i in exp.index]) // n_samples
+    index = np.asarray([i for exp in experiences for i in exp.index], dtype=np.int64) // n_samples
     scores = torch.cat([exp.rewards.float() for exp in experiences])
     result = shaper.advantages(scores, mask, index, step, success)
     tokens = result.tokens.split(sizes)
@@ -118,17 +116,6 @@ def wrap_compute_advantages(original: Callable[..., Any]) -> Callable[..., Any]:
     return compute_advantages_and_returns
 
 
-def rollout_steps(trainer: Any) -> int | None:
-    """The run's number of ``global_step``s, where the trainer can tell (sync training with a dataloader)."""
-    loader = getattr(trainer, "prompts_dataloader", None)
-    try:
-        prompts = len(loader)
-    except TypeError:
-        return None
-    args = trainer.args
-    return math.ceil(prompts / args.rollout.batch_size) * args.train.num_episodes
-
-
 def wrap_trainer_init(original: Callable[..., None]) -> Callable[..., None]:
     """``BasePPOTrainer.__init__`` that checks the run, gives the experience maker its ``Shaper`` and installs
     the instance-level ``train_step`` wrapper that records ``global_step``."""
@@ -144,7 +131,6 @@ def wrap_trainer_init(original: Callable[..., None]) -> Callable[..., None]:
         @functools.wraps(train_step)
         def recorded_train_step(rollout_samples: Any, global_step: int) -> Any:
             setattr(maker, STEP, int(global_step))
-            setattr(maker, TOTAL_STEPS, rollout_steps(self))
             return train_step(rollout_samples, global_step)
 
         self.train_step = recorded_train_step

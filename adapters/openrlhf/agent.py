@@ -17,10 +17,9 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import torch
-
 from planshape.shaping.bridge import Shaper
 
-from .config import shaper_for
+from .config import rollout_shaper, shaper_for
 from .reward import ROLLOUT_STEP, failed_logs
 from .version import check_openrlhf
 
@@ -110,7 +109,7 @@ class TravelPlannerAgent(AgentInstanceBase):
 def agent_executor(settings: AgentSettings) -> type[MultiTurnAgentExecutor]:
     """The ``AgentExecutor`` class an agent file exposes: zero-argument, as OpenRLHF instantiates it. The
     config is validated here, when the rollout actor loads the file."""
-    shaper_for(settings.config)
+    rollout_shaper(settings.config)
     instance_cls = type("TravelPlannerAgentInstance", (TravelPlannerAgent,), {"settings": settings})
 
     class AgentExecutor(MultiTurnAgentExecutor):

@@ -18,10 +18,9 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import torch
-
 from planshape.shaping.bridge import Shaper
 
-from .config import shaper_for
+from .config import rollout_shaper
 from .version import check_openrlhf
 
 check_openrlhf()
@@ -60,7 +59,7 @@ def reward_dict(shaper: Shaper, query: Any, prompt: Any, label: Any, step: int =
 
 def make_reward_func(config: str) -> RewardFunc:
     """A ``reward_func`` for the planshape config at ``config`` (a file path or JSON text), validated now."""
-    shaper = shaper_for(config)
+    shaper = rollout_shaper(config)
 
     def reward_func(queries: Sequence[Any], prompts: Sequence[Any], labels: Sequence[Any]) -> dict[str, Any]:
         """OpenRLHF's reward-function protocol: it passes one sample per call; more are scored row by row."""
