@@ -43,7 +43,7 @@ def rollout_shaper(config: str) -> Shaper:
             f"schedule {shaper.config.schedule!r} has {len(stages)} stages ({bounds}), but a rollout actor cannot "
             f"see the training step and this job has no planshape setup hook to rescore at it: launch with "
             f"ray job submit --runtime-env-json='{json.dumps(runtime_env('/path/planshape.json'))}' "
-            f"(examples/grpo-curriculum.sh), or use a one-stage schedule (stage1, stage2, stage3)")
+            f"(examples/grpo.sh), or use a one-stage schedule (stage1, stage2, stage3)")
     return shaper
 
 

@@ -1,0 +1,70 @@
+"""Small drivers for OpenRLHF's real code paths in tests: a scripted stand-in for the vLLM engine (GPU-only),
+OpenRLHF's own argument parser run without starting Ray, and the model forward pass that needs GPUs."""
+
+from __future__ import annotations
+
+import runpy
+import sys
+from collections.abc import Iterable, Sequence
+from types import SimpleNamespace
+from typing import Any
+
+import torch
+
+
+class ScriptedEngine:
+    """Stands in for vLLM's ``llm_engine``: each ``generate`` returns the next scripted assistant turn, tokenized
+    by the run's tokenizer, as vLLM's ``RequestOutput`` carries it."""
+
+    def __init__(self, tokenizer: Any, turns: Iterable[str]) -> None:
+        self.tokenizer = tokenizer
+        self.turns = iter(turns)
+        self.calls = 0
+
+    async def generate(self, prompt_token_ids: list[int], sampling_params: Any, multi_modal_data: Any = None):
+        self.calls += 1
+        text = next(self.turns)
+        ids = self.tokenizer(text=text, add_special_tokens=False)["input_ids"]
+        return SimpleNamespace(outputs=[SimpleNamespace(token_ids=ids, text=text, finish_reason="stop",
+                                                        logprobs=None)])
+
+
+def sampling_params() -> SimpleNamespace:
+    """The two fields of vLLM's ``SamplingParams`` OpenRLHF's executors read and write."""
+    return SimpleNamespace(max_tokens=None, logprobs=None)
+
+
+class _Parsed(Exception):
+    def __init__(self, args: Any) -> None:
+        super().__init__("parsed")
+        self.parsed = args
+
+
+def parse_openrlhf_args(argv: Sequence[str], monkeypatch: Any) -> Any:
+    """Run ``python -m openrlhf.cli.train_ppo_ray ARGV``'s real ``__main__`` block (argparse, ``hierarchize``
+    and every validation assert) and stop where ``train`` would start Ray: the hierarchical args."""
+    import openrlhf.utils
+    import ray
+
+    def stop(args: Any) -> None:
+        raise _Parsed(args)
+
+    monkeypatch.setattr(ray, "is_initialized", lambda: True)
+    monkeypatch.setattr(openrlhf.utils, "get_strategy", stop)
+    monkeypatch.setattr(sys, "argv", ["train_ppo_ray", *argv])
+    try:
+        runpy.run_module("openrlhf.cli.train_ppo_ray", run_name="__main__")
+    except _Parsed as parsed:
+        return parsed.parsed
+    raise AssertionError("train_ppo_ray returned without reaching train()")
+
+
+def forward_pass(samples_list: list[Any]) -> list[Any]:
+    """What ``RemoteExperienceMaker.make_experience`` adds with the actor and reference models on GPUs: log
+    probabilities and the KL (0 here), per action token."""
+    for exp in samples_list:
+        exp.action_log_probs = torch.zeros(exp.action_mask.shape)
+        exp.base_action_log_probs = torch.zeros(exp.action_mask.shape)
+        exp.kl = torch.zeros(exp.action_mask.shape)
+        exp.values = None
+    return samples_list

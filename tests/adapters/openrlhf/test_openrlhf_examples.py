@@ -1,0 +1,94 @@
+"""The example launches parse with OpenRLHF 0.11.2's own argument parser, and their planshape settings validate."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+from conftest import EXAMPLES
+from openrlhf_harness import parse_openrlhf_args
+
+from planshape.adapters.openrlhf import CONFIG_ENV, SETUP_HOOK
+from planshape.adapters.openrlhf.advantages import check_trainer_args
+from planshape.adapters.openrlhf.config import runtime_env
+from planshape.shaping.bridge import ConfigError, Shaper
+
+SCRIPTS = {"grpo.sh": ("reward", "grpo"), "agent.sh": ("agent", "grpo"), "planpo.sh": ("agent", "planpo")}
+
+
+def launch(script: str, tmp_path: Path) -> list[str]:
+    """Run an example script with ``ray`` and ``python3`` replaced by functions recording their argv."""
+    out = tmp_path / "argv"
+    record = f'printf "%s\\0" "$@" > "{out}"'
+    fakes = f"ray() {{ {record}; }}; python3() {{ {record}; }}; export -f ray python3"
+    env = {"PATH": os.environ["PATH"], "PLANSHAPE_DIR": "/shared/planshape"}
+    subprocess.run(["bash", "-c", f'{fakes}; bash "{EXAMPLES / script}"'], env=env, check=True)
+    return out.read_bytes().decode().split("\0")[:-1]
+
+
+def split_job(argv: list[str]) -> tuple[dict, list[str]]:
+    """``ray job submit --address=... --runtime-env-json=JSON -- python3 -m MODULE ARGS``: (runtime env, ARGS)."""
+    assert argv[:2] == ["job", "submit"], argv[:4]
+    options = dict(a.split("=", 1) for a in argv[2:argv.index("--")])
+    command = argv[argv.index("--") + 1:]
+    assert command[:3] == ["python3", "-m", "openrlhf.cli.train_ppo_ray"]
+    return json.loads(options["--runtime-env-json"]), command[3:]
+
+
+def example_config(env: dict) -> dict:
+    """The shipped config a launch names, with the database pointed at the bundled sample world."""
+    name = Path(env["env_vars"][CONFIG_ENV]).name
+    return {**json.loads((EXAMPLES / name).read_text()), "database": "sample"}
+
+
+@pytest.mark.parametrize("script", sorted(SCRIPTS))
+def test_example_parses_and_its_config_validates(script, tmp_path, monkeypatch):
+    kind, estimator = SCRIPTS[script]
+    env, argv = split_job(launch(script, tmp_path))
+    assert env["worker_process_setup_hook"] == SETUP_HOOK
+    assert env == runtime_env(env["env_vars"][CONFIG_ENV])
+    args = parse_openrlhf_args(argv, monkeypatch)
+    # 2 nodes x 8 GPUs, GRPO-style groups, the estimator the hook requires, KL kept out of the reward.
+    assert (args.actor.num_nodes, args.actor.num_gpus_per_node) == (2, 8)
+    assert args.algo.advantage.estimator == "group_norm" and args.rollout.n_samples_per_prompt == 8
+    check_trainer_args(args)
+    if kind == "reward":
+        assert args.reward.remote_url == ["/shared/planshape/reward_func.py"] and not args.train.agent_func_path
+    else:
+        assert args.train.agent_func_path == "/shared/planshape/agent_func.py" and args.reward.remote_url == ["agent"]
+    shaper = Shaper.from_mapping(example_config(env))
+    assert shaper.config.estimator == estimator
+    assert len(shaper.describe()["stages"]) == 3  # the curriculum the hook rescores for
+
+
+def test_a_kl_penalty_in_the_reward_is_refused_at_start_up(tmp_path, monkeypatch):
+    _, argv = split_job(launch("planpo.sh", tmp_path))
+    args = parse_openrlhf_args([*argv, "--algo.kl.init_coef", "0.01"], monkeypatch)
+    with pytest.raises(ConfigError, match="--algo.kl.use_loss"):
+        check_trainer_args(args)
+    check_trainer_args(parse_openrlhf_args([*argv, "--algo.kl.init_coef", "0.01", "--algo.kl.use_loss"], monkeypatch))
+
+
+def test_gae_is_refused_at_start_up(tmp_path, monkeypatch):
+    _, argv = split_job(launch("planpo.sh", tmp_path))
+    argv[argv.index("group_norm")] = "gae"
+    with pytest.raises(ConfigError, match="group_norm"):
+        check_trainer_args(parse_openrlhf_args(argv, monkeypatch))
+
+
+def test_the_parser_rejects_what_the_examples_must_not_contain(tmp_path, monkeypatch):
+    """The harness really runs OpenRLHF's parser: a flat pre-0.10.2 flag is an argparse error."""
+    _, argv = split_job(launch("grpo.sh", tmp_path))
+    with pytest.raises(SystemExit):
+        parse_openrlhf_args([*argv, "--advantage_estimator", "group_norm"], monkeypatch)
+
+
+def test_shipped_configs_are_valid_apart_from_their_database():
+    for path in sorted(EXAMPLES.glob("*.json")):
+        config = json.loads(path.read_text())
+        with pytest.raises(ConfigError, match="database"):
+            Shaper.from_mapping(config)  # /shared/... does not exist here
+        Shaper.from_mapping({**config, "database": "sample"})
