@@ -73,6 +73,7 @@ def rescore(shaper: Shaper, tokenizer: Any, experiences: Sequence[Any], step: in
         texts = [final_turn_text(tokenizer, exp.sequences[j], exp.action_mask[j]) for j in range(len(exp.index))]
         scored = shaper.score_batch(texts, list(exp.labels), step)
         exp.rewards = torch.tensor([s.reward for s in scored], dtype=torch.float32)
+        exp.info["reward"] = exp.rewards.clone()  # what OpenRLHF logs as the reward: the one trained on
         for name in shaper.metric_names:
             exp.info[name] = torch.tensor([float(s.metrics()[name]) for s in scored])
         successes.append(torch.tensor([bool(s.success) for s in scored]))

@@ -3,9 +3,13 @@ OpenRLHF's own argument parser run without starting Ray, and the model forward p
 
 from __future__ import annotations
 
+import json
+import os
 import runpy
+import subprocess
 import sys
 from collections.abc import Iterable, Sequence
+from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
@@ -68,3 +72,23 @@ def forward_pass(samples_list: list[Any]) -> list[Any]:
         exp.kl = torch.zeros(exp.action_mask.shape)
         exp.values = None
     return samples_list
+
+
+def launch(script: str, tmp_path: Path) -> list[str]:
+    """Run an example script with ``ray`` and ``python3`` replaced by functions recording their argv."""
+    examples = Path(__file__).resolve().parents[3] / "adapters" / "openrlhf" / "examples"
+    out = tmp_path / "argv"
+    record = f'printf "%s\\0" "$@" > "{out}"'
+    fakes = f"ray() {{ {record}; }}; python3() {{ {record}; }}; export -f ray python3"
+    env = {"PATH": os.environ["PATH"], "PLANSHAPE_DIR": "/shared/planshape"}
+    subprocess.run(["bash", "-c", f'{fakes}; bash "{examples / script}"'], env=env, check=True)
+    return out.read_bytes().decode().split("\0")[:-1]
+
+
+def split_job(argv: list[str]) -> tuple[dict, list[str]]:
+    """``ray job submit --address=... --runtime-env-json=JSON -- python3 -m MODULE ARGS``: (runtime env, ARGS)."""
+    assert argv[:2] == ["job", "submit"], argv[:4]
+    options = dict(a.split("=", 1) for a in argv[2:argv.index("--")])
+    command = argv[argv.index("--") + 1:]
+    assert command[:3] == ["python3", "-m", "openrlhf.cli.train_ppo_ray"]
+    return json.loads(options["--runtime-env-json"]), command[3:]

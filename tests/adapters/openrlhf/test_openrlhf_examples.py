@@ -3,39 +3,17 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 from pathlib import Path
 
 import pytest
 from conftest import EXAMPLES
-from openrlhf_harness import parse_openrlhf_args
-
+from openrlhf_harness import launch, parse_openrlhf_args, split_job
 from planshape.adapters.openrlhf import CONFIG_ENV, SETUP_HOOK
 from planshape.adapters.openrlhf.advantages import check_trainer_args
 from planshape.adapters.openrlhf.config import runtime_env
 from planshape.shaping.bridge import ConfigError, Shaper
 
 SCRIPTS = {"grpo.sh": ("reward", "grpo"), "agent.sh": ("agent", "grpo"), "planpo.sh": ("agent", "planpo")}
-
-
-def launch(script: str, tmp_path: Path) -> list[str]:
-    """Run an example script with ``ray`` and ``python3`` replaced by functions recording their argv."""
-    out = tmp_path / "argv"
-    record = f'printf "%s\\0" "$@" > "{out}"'
-    fakes = f"ray() {{ {record}; }}; python3() {{ {record}; }}; export -f ray python3"
-    env = {"PATH": os.environ["PATH"], "PLANSHAPE_DIR": "/shared/planshape"}
-    subprocess.run(["bash", "-c", f'{fakes}; bash "{EXAMPLES / script}"'], env=env, check=True)
-    return out.read_bytes().decode().split("\0")[:-1]
-
-
-def split_job(argv: list[str]) -> tuple[dict, list[str]]:
-    """``ray job submit --address=... --runtime-env-json=JSON -- python3 -m MODULE ARGS``: (runtime env, ARGS)."""
-    assert argv[:2] == ["job", "submit"], argv[:4]
-    options = dict(a.split("=", 1) for a in argv[2:argv.index("--")])
-    command = argv[argv.index("--") + 1:]
-    assert command[:3] == ["python3", "-m", "openrlhf.cli.train_ppo_ray"]
-    return json.loads(options["--runtime-env-json"]), command[3:]
 
 
 def example_config(env: dict) -> dict:

@@ -13,7 +13,6 @@ from openrlhf.trainer.ppo_utils.experience import Experience
 from openrlhf.trainer.ppo_utils.samples_generator import SamplesGenerator
 from openrlhf.utils.agent import SingleTurnAgentExecutor
 from openrlhf_harness import ScriptedEngine, sampling_params
-
 from planshape.adapters.openrlhf import CONFIG_ENV, SETUP_HOOK
 from planshape.adapters.openrlhf.config import RAY_SETUP_HOOK_ENV
 from planshape.adapters.openrlhf.reward import make_reward_func
