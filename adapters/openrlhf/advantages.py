@@ -71,7 +71,11 @@ def rescore(shaper: Shaper, tokenizer: Any, experiences: Sequence[Any], step: in
     successes = []
     for exp in experiences:
         texts = [final_turn_text(tokenizer, exp.sequences[j], exp.action_mask[j]) for j in range(len(exp.index))]
-        scored = shaper.score_batch(texts, list(exp.labels), step)
+        try:
+            scored = shaper.score_batch(texts, list(exp.labels), step)
+        except ValueError as exc:  # the dataset's labels, not model output: say which data to fix
+            raise ValueError(f"a sample's label is not a TravelPlanner query ({exc}); build the prompt dataset "
+                             "with `planshape openrlhf prepare-data` and pass --data.label_key label") from exc
         exp.rewards = torch.tensor([s.reward for s in scored], dtype=torch.float32)
         exp.info["reward"] = exp.rewards.clone()  # what OpenRLHF logs as the reward: the one trained on
         for name in shaper.metric_names:
