@@ -1,6 +1,6 @@
-"""``planshape openrlhf ...``: write the files OpenRLHF loads by path, and its prompt dataset.
+"""``planshape openrlhf ...``: write the files OpenRLHF loads by path and its prompt dataset, check a launch.
 
-Imports neither OpenRLHF nor torch: these commands run wherever the data is prepared.
+``files`` and ``prepare-data`` import neither OpenRLHF nor torch: they run wherever the data is prepared.
 """
 
 from __future__ import annotations
@@ -57,6 +57,15 @@ def _prepare_data(args: argparse.Namespace) -> int:
     return 0
 
 
+def _check(args: argparse.Namespace) -> int:
+    from .check import check_launch  # imports OpenRLHF: only for this command
+
+    flags = args.flags[1:] if args.flags[:1] == ["--"] else args.flags
+    for key, value in check_launch(flags, args.config).items():
+        print(f"{key}: {value}")
+    return 0
+
+
 def add_parser(subparsers: argparse._SubParsersAction) -> None:
     """The ``openrlhf`` command group of the planshape CLI."""
     group = subparsers.add_parser("openrlhf", help="OpenRLHF: the reward/agent files and the prompt dataset")
@@ -70,3 +79,8 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     data.add_argument("-o", "--out", required=True, help="the JSONL to write (--data.prompt_dataset)")
     data.add_argument("--config", required=True, help="the planshape config of the run")
     data.set_defaults(func=_prepare_data)
+    check = commands.add_parser("check", help="check a launch on the head node: OpenRLHF's own parser and "
+                                "validation, what the setup hook requires, the planshape config")
+    check.add_argument("--config", required=True, help="the planshape config the run's PLANSHAPE_CONFIG names")
+    check.add_argument("flags", nargs=argparse.REMAINDER, help="-- then the flags of openrlhf.cli.train_ppo_ray")
+    check.set_defaults(func=_check)

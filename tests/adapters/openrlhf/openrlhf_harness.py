@@ -1,14 +1,12 @@
-"""Small drivers for OpenRLHF's real code paths in tests: a scripted stand-in for the vLLM engine (GPU-only),
-OpenRLHF's own argument parser run without starting Ray, and the model forward pass that needs GPUs."""
+"""Small drivers for OpenRLHF's real code paths in tests: a scripted stand-in for the vLLM engine (GPU-only), the
+example launches with ``ray``/``python3`` recording their argv, and the model forward pass that needs GPUs."""
 
 from __future__ import annotations
 
 import json
 import os
-import runpy
 import subprocess
-import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -36,31 +34,6 @@ class ScriptedEngine:
 def sampling_params() -> SimpleNamespace:
     """The two fields of vLLM's ``SamplingParams`` OpenRLHF's executors read and write."""
     return SimpleNamespace(max_tokens=None, logprobs=None)
-
-
-class _Parsed(Exception):
-    def __init__(self, args: Any) -> None:
-        super().__init__("parsed")
-        self.parsed = args
-
-
-def parse_openrlhf_args(argv: Sequence[str], monkeypatch: Any) -> Any:
-    """Run ``python -m openrlhf.cli.train_ppo_ray ARGV``'s real ``__main__`` block (argparse, ``hierarchize``
-    and every validation assert) and stop where ``train`` would start Ray: the hierarchical args."""
-    import openrlhf.utils
-    import ray
-
-    def stop(args: Any) -> None:
-        raise _Parsed(args)
-
-    monkeypatch.setattr(ray, "is_initialized", lambda: True)
-    monkeypatch.setattr(openrlhf.utils, "get_strategy", stop)
-    monkeypatch.setattr(sys, "argv", ["train_ppo_ray", *argv])
-    try:
-        runpy.run_module("openrlhf.cli.train_ppo_ray", run_name="__main__")
-    except _Parsed as parsed:
-        return parsed.parsed
-    raise AssertionError("train_ppo_ray returned without reaching train()")
 
 
 def forward_pass(samples_list: list[Any]) -> list[Any]:

@@ -15,9 +15,10 @@ from conftest import EXAMPLES
 from openrlhf.trainer.ppo_trainer import BasePPOTrainer
 from openrlhf.trainer.ppo_utils.samples_generator import SamplesGenerator
 from openrlhf.trainer.ray.vllm_engine import _load_agent_executor
-from openrlhf_harness import ScriptedEngine, forward_pass, launch, parse_openrlhf_args, sampling_params, split_job
+from openrlhf_harness import ScriptedEngine, forward_pass, launch, sampling_params, split_job
 from planshape.adapters.openrlhf import CONFIG_ENV, SETUP_HOOK
 from planshape.adapters.openrlhf.advantages import STEP, patch_openrlhf
+from planshape.adapters.openrlhf.check import parse_launch
 from planshape.adapters.openrlhf.config import RAY_SETUP_HOOK_ENV
 from planshape.shaping.bridge import ConfigError, Shaper
 from test_openrlhf_agent import FLIGHTS, HOTELS, PROMPT
@@ -73,9 +74,9 @@ def rollout_samples(hooked, scripts, tokenizer):
                        for r in responses]
 
 
-def trainer_args(tmp_path, monkeypatch, *extra: str):
+def trainer_args(tmp_path, *extra: str):
     _, argv = split_job(launch("planpo.sh", tmp_path))
-    args = parse_openrlhf_args([*argv, *extra], monkeypatch)
+    args = parse_launch([*argv, *extra])
     args.rollout.n_samples_per_prompt, args.rollout.micro_batch_size = N, 3  # micro-batches of 3, 3 and 2
     args.logger.tensorboard_dir = None  # the example logs to the cluster's shared disk
     return args
@@ -104,9 +105,9 @@ def expected_advantages(shaper, scripts, responses, step):
 
 @pytest.mark.parametrize("step", [0, 250, 450])
 def test_train_step_writes_the_cores_advantages_token_for_token(step, hooked, scripts, rollout_samples, tokenizer,
-                                                                tmp_path, monkeypatch):
+                                                                tmp_path):
     responses, samples = rollout_samples
-    trainer = make_trainer(trainer_args(tmp_path, monkeypatch), tokenizer)
+    trainer = make_trainer(trainer_args(tmp_path), tokenizer)
     status, next_step = trainer.train_step(samples, step)
     assert next_step == step + 1 and getattr(trainer.experience_maker, STEP) == step
     experiences = trainer.actor_model_group.appended
@@ -129,11 +130,11 @@ def test_train_step_writes_the_cores_advantages_token_for_token(step, hooked, sc
 
 
 def test_alpha_follows_the_recorded_step_and_rewards_brevity_among_successes(hooked, rollout_samples, tokenizer,
-                                                                             tmp_path, monkeypatch):
+                                                                             tmp_path):
     alphas, final_turn = [], {}
     for step in (0, 499):
         _, samples = rollout_samples
-        trainer = make_trainer(trainer_args(tmp_path, monkeypatch), tokenizer)
+        trainer = make_trainer(trainer_args(tmp_path), tokenizer)
         trainer.train_step([s for s in samples], step)
         rows = {i: (e, r) for e in trainer.actor_model_group.appended for r, i in enumerate(e.index)}
         alphas.append(rows[0][0].info["planshape/alpha"][rows[0][1]].item())
@@ -146,12 +147,12 @@ def test_alpha_follows_the_recorded_step_and_rewards_brevity_among_successes(hoo
     assert final_turn[0][1] > final_turn[0][0]
 
 
-def test_a_kl_penalty_in_the_reward_fails_the_trainer_at_start_up(hooked, tokenizer, tmp_path, monkeypatch):
+def test_a_kl_penalty_in_the_reward_fails_the_trainer_at_start_up(hooked, tokenizer, tmp_path):
     with pytest.raises(ConfigError, match="--algo.kl.use_loss"):
-        make_trainer(trainer_args(tmp_path, monkeypatch, "--algo.kl.init_coef", "0.01"), tokenizer)
+        make_trainer(trainer_args(tmp_path, "--algo.kl.init_coef", "0.01"), tokenizer)
 
 
 def test_a_missing_config_fails_the_trainer_at_start_up(hooked, tokenizer, tmp_path, monkeypatch):
     monkeypatch.delenv(CONFIG_ENV)
     with pytest.raises(ConfigError, match=CONFIG_ENV):
-        make_trainer(trainer_args(tmp_path, monkeypatch), tokenizer)
+        make_trainer(trainer_args(tmp_path), tokenizer)

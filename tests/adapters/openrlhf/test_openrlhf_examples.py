@@ -7,11 +7,13 @@ from pathlib import Path
 
 import pytest
 from conftest import EXAMPLES
-from openrlhf_harness import launch, parse_openrlhf_args, split_job
+from openrlhf_harness import launch, split_job
 from planshape.adapters.openrlhf import CONFIG_ENV, SETUP_HOOK
 from planshape.adapters.openrlhf.advantages import check_trainer_args
+from planshape.adapters.openrlhf.check import parse_launch
 from planshape.adapters.openrlhf.config import runtime_env
 from planshape.shaping.bridge import ConfigError, Shaper
+from planshape.shaping.cli import main
 
 SCRIPTS = {"grpo.sh": ("reward", "grpo"), "agent.sh": ("agent", "grpo"), "planpo.sh": ("agent", "planpo")}
 
@@ -23,12 +25,12 @@ def example_config(env: dict) -> dict:
 
 
 @pytest.mark.parametrize("script", sorted(SCRIPTS))
-def test_example_parses_and_its_config_validates(script, tmp_path, monkeypatch):
+def test_example_parses_and_its_config_validates(script, tmp_path):
     kind, estimator = SCRIPTS[script]
     env, argv = split_job(launch(script, tmp_path))
     assert env["worker_process_setup_hook"] == SETUP_HOOK
     assert env == runtime_env(env["env_vars"][CONFIG_ENV])
-    args = parse_openrlhf_args(argv, monkeypatch)
+    args = parse_launch(argv)
     # 2 nodes x 8 GPUs, GRPO-style groups, the estimator the hook requires, KL kept out of the reward.
     assert (args.actor.num_nodes, args.actor.num_gpus_per_node) == (2, 8)
     assert args.algo.advantage.estimator == "group_norm" and args.rollout.n_samples_per_prompt == 8
@@ -42,26 +44,41 @@ def test_example_parses_and_its_config_validates(script, tmp_path, monkeypatch):
     assert len(shaper.describe()["stages"]) == 3  # the curriculum the hook rescores for
 
 
-def test_a_kl_penalty_in_the_reward_is_refused_at_start_up(tmp_path, monkeypatch):
+def test_a_kl_penalty_in_the_reward_is_refused_at_start_up(tmp_path):
     _, argv = split_job(launch("planpo.sh", tmp_path))
-    args = parse_openrlhf_args([*argv, "--algo.kl.init_coef", "0.01"], monkeypatch)
+    args = parse_launch([*argv, "--algo.kl.init_coef", "0.01"])
     with pytest.raises(ConfigError, match="--algo.kl.use_loss"):
         check_trainer_args(args)
-    check_trainer_args(parse_openrlhf_args([*argv, "--algo.kl.init_coef", "0.01", "--algo.kl.use_loss"], monkeypatch))
+    check_trainer_args(parse_launch([*argv, "--algo.kl.init_coef", "0.01", "--algo.kl.use_loss"]))
 
 
-def test_gae_is_refused_at_start_up(tmp_path, monkeypatch):
+def test_gae_is_refused_at_start_up(tmp_path):
     _, argv = split_job(launch("planpo.sh", tmp_path))
     argv[argv.index("group_norm")] = "gae"
     with pytest.raises(ConfigError, match="group_norm"):
-        check_trainer_args(parse_openrlhf_args(argv, monkeypatch))
+        check_trainer_args(parse_launch(argv))
 
 
-def test_the_parser_rejects_what_the_examples_must_not_contain(tmp_path, monkeypatch):
-    """The harness really runs OpenRLHF's parser: a flat pre-0.10.2 flag is an argparse error."""
+def test_the_parser_rejects_what_the_examples_must_not_contain(tmp_path):
+    """OpenRLHF's own parser runs: a flat pre-0.10.2 flag is an argparse error, a failed assert a config error."""
     _, argv = split_job(launch("grpo.sh", tmp_path))
-    with pytest.raises(SystemExit):
-        parse_openrlhf_args([*argv, "--advantage_estimator", "group_norm"], monkeypatch)
+    with pytest.raises(ConfigError, match="argument parser"):
+        parse_launch([*argv, "--advantage_estimator", "group_norm"])
+    argv[argv.index("--rollout.n_samples_per_prompt") + 1] = "1"
+    with pytest.raises(ConfigError, match="n_samples_per_prompt > 1"):
+        parse_launch(argv)
+
+
+def test_check_command_on_an_example_launch(curriculum_config, tmp_path, capsys):
+    _, argv = split_job(launch("planpo.sh", tmp_path))
+    assert main(["openrlhf", "check", "--config", curriculum_config, "--", *argv]) == 2
+    assert "agent_func.py" in capsys.readouterr().err  # the files are not written yet
+    files = tmp_path / "files"
+    assert main(["openrlhf", "files", "-o", str(files), "--config", curriculum_config]) == 0
+    argv[argv.index("--train.agent_func_path") + 1] = str(files / "agent_func.py")
+    assert main(["openrlhf", "check", "--config", curriculum_config, "--", *argv]) == 0
+    out = capsys.readouterr().out
+    assert "openrlhf: agent" in out and "estimator: planpo" in out
 
 
 def test_shipped_configs_are_valid_apart_from_their_database():
