@@ -6,9 +6,9 @@ the run much later. So this never raises, and ``extra_logs`` always carries ever
 ``shaper.metric_names``: OpenRLHF concatenates the per-sample info dicts key by key, and a key missing from one
 sample breaks the replay buffer's split.
 
-The rollout actor does not know the training step, so the reward is scored at ``step`` 0; with a schedule of
-more than one stage the setup hook (``advantages``) rescores each sample at the trainer's step before any
-advantage is computed.
+The rollout actor does not know the training step, so the reward is scored at ``step`` 0 (the first stage).
+With the setup hook installed (``advantages``), the trainer rescores every sample at its own step before any
+advantage is computed; a staged schedule without the hook is refused when the actor loads this file.
 """
 
 from __future__ import annotations
