@@ -78,8 +78,9 @@ def rescore(shaper: Shaper, tokenizer: Any, experiences: Sequence[Any], step: in
                              "with `planshape openrlhf prepare-data` and pass --data.label_key label") from exc
         exp.rewards = torch.tensor([s.reward for s in scored], dtype=torch.float32)
         exp.info["reward"] = exp.rewards.clone()  # what OpenRLHF logs as the reward: the one trained on
+        metrics = [s.metrics() for s in scored]
         for name in shaper.metric_names:
-            exp.info[name] = torch.tensor([float(s.metrics()[name]) for s in scored])
+            exp.info[name] = torch.tensor([float(m[name]) for m in metrics])
         successes.append(torch.tensor([bool(s.success) for s in scored]))
     return successes
 
