@@ -28,7 +28,7 @@ check_openrlhf()
 log = logging.getLogger(__name__)
 
 ROLLOUT_STEP = 0
-"""The step the rollout side scores at; the trainer side restages multi-stage schedules (module docstring)."""
+"""The step the rollout side scores at; the setup hook rescores every sample at the trainer's step."""
 
 RewardFunc = Callable[..., dict[str, Any]]
 
