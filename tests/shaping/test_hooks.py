@@ -146,41 +146,33 @@ def test_hook_planshape_advantage_estimators(registered):
         plugins.estimators()
 
 
-def test_misspelt_hookimpl_fails_at_start_up(tmp_path, monkeypatch):
-    """pluggy's check_pending: a @hookimpl that matches no hook names the plugin and the hook."""
-    (tmp_path / "planshape_typo_plugin.py").write_text(
+def _install_entry_point(tmp_path, monkeypatch, name="demo", hook="planshape_extract_answer",
+                         body="return 'demo' if text == 'ping' else None"):
+    """A real distribution on sys.path advertising a ``planshape`` entry point."""
+    module = f"planshape_{name}_plugin"
+    (tmp_path / f"{module}.py").write_text(
         "from planshape.shaping.hookspecs import hookimpl\n"
         "@hookimpl\n"
-        "def planshape_extract_anwser(text):\n"
-        "    return None\n")
-    dist = tmp_path / "planshape_typo_plugin-1.0.dist-info"
+        f"def {hook}(text):\n"
+        f"    {body}\n")
+    dist = tmp_path / f"{module}-1.0.dist-info"
     dist.mkdir()
-    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: planshape-typo-plugin\nVersion: 1.0\n")
-    (dist / "entry_points.txt").write_text("[planshape]\ntypo = planshape_typo_plugin\n")
+    (dist / "METADATA").write_text(f"Metadata-Version: 2.1\nName: planshape-{name}-plugin\nVersion: 1.0\n")
+    (dist / "entry_points.txt").write_text(f"[planshape]\n{name} = {module}\n")
     monkeypatch.syspath_prepend(str(tmp_path))
+
+
+def test_misspelt_hookimpl_fails_at_start_up(tmp_path, monkeypatch):
+    """pluggy's check_pending: a @hookimpl that matches no hook names the plugin and the hook."""
+    _install_entry_point(tmp_path, monkeypatch, "typo", "planshape_extract_anwser", "return None")
     try:
         plugins.reset()
         with pytest.raises(plugins.PluginError, match="plugin 'typo'.*planshape_extract_anwser"):
             plugins.plugin_manager()
     finally:
         sys.modules.pop("planshape_typo_plugin", None)
-        monkeypatch.syspath_prepend(str(ROOT))
         sys.path.remove(str(tmp_path))
         plugins.reset()
-
-
-def _install_entry_point(tmp_path, monkeypatch):
-    """A real distribution on sys.path advertising a ``planshape`` entry point."""
-    (tmp_path / "planshape_demo_plugin.py").write_text(
-        "from planshape.shaping.hookspecs import hookimpl\n"
-        "@hookimpl\n"
-        "def planshape_extract_answer(text):\n"
-        "    return 'demo' if text == 'ping' else None\n")
-    dist = tmp_path / "planshape_demo_plugin-1.0.dist-info"
-    dist.mkdir()
-    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: planshape-demo-plugin\nVersion: 1.0\n")
-    (dist / "entry_points.txt").write_text("[planshape]\ndemo = planshape_demo_plugin\n")
-    monkeypatch.syspath_prepend(str(tmp_path))
 
 
 def test_entry_point_plugins_load_and_can_be_blocked(tmp_path, monkeypatch):
