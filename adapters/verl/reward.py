@@ -1,6 +1,6 @@
 """Planner-R1 rewards for VERL's reward loop: ``compute_score`` and the step-aware ``planshape`` manager.
 
-Two ways in (docs in ``adapters/verl/README.md``):
+Two ways in (docs in ``adapters/verl/examples/README.md``):
 
 * ``reward.reward_manager.name=planshape`` (recommended): the manager reads the real training step from the
   row's ``global_steps`` (V1 trainers put it on every prompt; it reaches the ``RewardLoopWorker`` processes,
