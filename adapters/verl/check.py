@@ -106,10 +106,17 @@ def _reward(cfg: Any, report: Report, estimator_config: Any) -> None:
                                  "compute_score")
         if manager.name not in ("naive",):
             report.warnings.append(f"reward manager {manager.name!r}: only 'naive' passes num_turns and tool fields")
-        if kwargs.get("step") is None and _stages(shaper_for(block)) > 1:
-            report.errors.append("a staged schedule with compute_score under the naive manager would get no step: "
-                                 "use reward.reward_manager.name=planshape")
-        if estimator_config is not None and reward_config.model_dump() != estimator_config.model_dump():
+        if _stages(shaper_for(block)) > 1:
+            if kwargs.get("step") is None:
+                report.errors.append("a staged schedule with compute_score under the naive manager would get no "
+                                     "step: use reward.reward_manager.name=planshape")
+            else:
+                report.warnings.append(f"reward_kwargs.step={kwargs.get('step')} fixes the reward at one stage of a "
+                                       "staged schedule for the whole run; reward.reward_manager.name=planshape "
+                                       "follows the training step")
+        judged = ("schedule", "component_weights", "success", "mode")  # what PlanPO's success test depends on
+        if estimator_config is not None and any(getattr(reward_config, k) != getattr(estimator_config, k)
+                                                for k in judged):
             report.errors.append("the reward's planshape settings (reward_kwargs.planshape) differ from "
                                  "algorithm.planpo: PlanPO would judge success under another schedule; use "
                                  "reward.reward_manager.name=planshape to keep one block")

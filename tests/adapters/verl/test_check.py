@@ -111,3 +111,18 @@ def test_a_run_script_checks_before_launching_and_the_cli_fails_with_one_line():
     assert bad.returncode == 2
     last = bad.stderr.strip().splitlines()[-1]
     assert last.startswith("planshape verl: error: planshape settings: ") and "mode: Input should be" in last
+
+
+def test_a_compute_score_reward_must_judge_like_the_estimator(worker_env, monkeypatch):
+    monkeypatch.setenv("PLANSHAPE_CONFIG", str(EXAMPLES / "planshape-8b.yaml"))
+    reward = ["reward.reward_manager.name=naive",
+              "reward.custom_reward_function.path=pkg://planshape.adapters.verl.reward",
+              "+reward.custom_reward_function.reward_kwargs.planshape.database=sample",
+              "+reward.custom_reward_function.reward_kwargs.planshape.estimator=grpo",
+              "+reward.custom_reward_function.reward_kwargs.step=0"]
+    same = check(overrides("run_qwen3_8b_planpo.sh", *reward,
+                           "+reward.custom_reward_function.reward_kwargs.planshape.schedule=curriculum-8b"))
+    assert same.errors == [] and any("compute_score from pkg://" in line for line in same.lines)
+    other = check(overrides("run_qwen3_8b_planpo.sh", *reward,
+                            "+reward.custom_reward_function.reward_kwargs.planshape.schedule=stage3"))
+    assert any("differ from algorithm.planpo" in e for e in other.errors), other.errors
