@@ -13,6 +13,12 @@ def _prepare(args: argparse.Namespace) -> int:
 
     # The rows depend on no setting but the prompt; GRPO needs no α horizon, so this block is complete.
     shaper = shaper_for({"database": args.database, "estimator": "grpo"})
+    try:
+        import pandas  # noqa: F401
+        import pyarrow  # noqa: F401
+    except ImportError as exc:
+        raise ValueError(f"prepare-data writes parquet with pandas and pyarrow ({exc}); both come with verl: "
+                         "pip install 'verl[verl-core]==0.9.1'") from None
     written = prepare(shaper, args.queries, args.output, args.val_size, args.seed)
     for split, info in written.items():
         print(f"{split}: {info['rows']} rows -> {info['path']}")
