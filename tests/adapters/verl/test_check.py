@@ -126,3 +126,12 @@ def test_a_compute_score_reward_must_judge_like_the_estimator(worker_env, monkey
     other = check(overrides("run_qwen3_8b_planpo.sh", *reward,
                             "+reward.custom_reward_function.reward_kwargs.planshape.schedule=stage3"))
     assert any("differ from algorithm.planpo" in e for e in other.errors), other.errors
+
+
+def test_an_example_checks_clean_against_the_travelplanner_database(shared_dir, monkeypatch):
+    database = str(shared_dir / "database")
+    monkeypatch.setenv("PLANSHAPE_DATABASE", database)
+    monkeypatch.setenv("PLANSHAPE_CONFIG", str(EXAMPLES / "planshape-8b.yaml"))
+    report = check(overrides("run_qwen3_8b_grpo_staged.sh", database=database))
+    assert (report.errors, report.warnings) == ([], [])
+    assert f"planshape database: {database}" in report.lines
