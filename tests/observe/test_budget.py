@@ -8,7 +8,6 @@ import sys
 import time
 
 import pytest
-
 from planshape.shaping import plugins
 from planshape.shaping.budget import CRASH, TIMEOUT, Failed, check_budget, run_with_budget, score_all
 from planshape.shaping.scoring_pool import PoolError, ScoringPool

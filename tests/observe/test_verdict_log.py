@@ -13,7 +13,6 @@ import time
 from pathlib import Path
 
 import pytest
-
 from planshape.shaping.verdict_log import (
     CHECK_KEYS,
     VerdictLog,
@@ -34,7 +33,7 @@ WRITER = textwrap.dedent("""
     log = VerdictLog(directory, meta={"tag": tag})
     step = 0
     while steps < 0 or step < steps:
-        for i in range(%d):
+        for i in range(BATCH_SIZE):
             log.add({"kind": "score", "step": step, "sample": i, "group": tag, "reward": 0.5,
                      "failure": "", "verdicts": "p" * 13, "pad": "x" * 200})
         log.flush(step)
@@ -44,7 +43,7 @@ WRITER = textwrap.dedent("""
             os.replace(progress + ".tmp", progress)
         step += 1
     log.close()
-""" % BATCH)
+""".replace("BATCH_SIZE", str(BATCH)))
 
 
 def _spawn(tmp_path: Path, tag: str, steps: int) -> subprocess.Popen:
