@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -27,15 +27,19 @@ from planshape.validators.travelplanner.store import open_store
 from planshape.validators.travelplanner.tools import TOOL_SCHEMAS, ToolBox
 
 from . import plugins
+from .budget import Failed, run_with_budget, score_all
 from .components import COMPONENTS, PASSED, failure_categories
 from .config import SAMPLE, ConfigError, ShapingConfig, takes_alpha
 from .hookspecs import hookimpl
+from .monitor import MONITOR_METRICS, NOT_CHECKED, Watch
 from .reward import RewardResult, Scorer
+from .verdict_log import CHECK_KEYS, NOT_RUN, VerdictLog, advantage_records, score_record, verdict_code
 
 if TYPE_CHECKING:
     import torch
 
     from .advantages import Advantages
+    from .scoring_pool import ScoringPool
 
 PREFIX = "planshape/"
 ADVANTAGE_STATS = ("alpha", "adv_e_mean", "adv_e_std", "adv_s_mean", "adv_s_std", "turns_mean", "turns_max",
@@ -56,6 +60,18 @@ class SampleScore:
     step: int
     components: dict[str, float]
     categories: tuple[str, ...] = field(repr=False, default=())
+    verdicts: str = field(repr=False, default=NOT_RUN * len(CHECK_KEYS))  # the 13 official verdicts, p/f/n/-
+    watch: Watch | None = field(repr=False, default=None)  # the reward-hacking monitor's view (config.monitor)
+
+    @property
+    def official_pass(self) -> bool | None:
+        """Would the official evaluator pass this plan? (None when the monitor is off.)"""
+        return None if self.watch is None else self.watch.official_pass
+
+    @property
+    def exploit(self) -> bool | None:
+        """Passes the official evaluator but fails the reward's strict rules (None when the monitor is off)."""
+        return None if self.watch is None else self.watch.exploit
 
     def metrics(self) -> dict[str, float]:
         """Every metric name of ``Shaper.metric_names``, always all of them (trainers stack them per key)."""
@@ -63,6 +79,8 @@ class SampleScore:
         out.update({f"{PREFIX}{k}": float(self.components.get(k, 0.0)) for k in COMPONENTS})
         counted = self.failure or PASSED
         out.update({f"{PREFIX}failure/{c}": float(c == counted) for c in self.categories})
+        if self.watch is not None:
+            out.update({f"{PREFIX}{k}": v for k, v in self.watch.metrics().items()})
         return out
 
 
@@ -92,8 +110,13 @@ class Shaper:
         self.categories = failure_categories([c.key for c in commonsense], [c.key for c in hard])
         self.metric_names: tuple[str, ...] = (
             f"{PREFIX}reward", f"{PREFIX}success", *(f"{PREFIX}{k}" for k in COMPONENTS),
-            *(f"{PREFIX}failure/{c}" for c in self.categories))
+            *(f"{PREFIX}failure/{c}" for c in self.categories),
+            *((f"{PREFIX}{k}" for k in MONITOR_METRICS) if config.monitor else ()))
         self.advantage_metric_names: tuple[str, ...] = tuple(f"{PREFIX}{k}" for k in ADVANTAGE_STATS)
+        self._log: VerdictLog | None = None
+        self._log_step: int | None = None  # the step whose single-sample records are still buffered
+        self._log_sample = 0  # position of the next record within its step
+        self._pool: ScoringPool | None = None
 
     @classmethod
     def from_mapping(cls, source: Any) -> Shaper:
@@ -109,7 +132,7 @@ class Shaper:
     @cached_property
     def scorer(self) -> Scorer:
         return Scorer(open_store(str(self.database_path), self.config.backend), self.config.mode, self.schedule,
-                      self.config.component_weights, self.config.answer.max_chars)
+                      self.config.component_weights, self.config.answer.max_chars, monitor=self.config.monitor)
 
     def tools(self) -> ToolBox:
         """The seven agent tools over the sandbox (one store per process, shared with scoring)."""
@@ -123,22 +146,91 @@ class Shaper:
     # --- rewards -------------------------------------------------------------------------------------------
 
     def score(self, text: Any, query: Query | Mapping[str, Any] | str, step: int) -> SampleScore:
-        """Score one model output (the final answer or the whole transcript: the last answer block counts)."""
-        return self._wrap(self.scorer.score(text, _query(query), _step(step)))
+        """Score one model output (the final answer or the whole transcript: the last answer block counts).
+
+        Past ``config.sample_budget_s`` the sample gets reward 0 and failure ``timeout``."""
+        step = _step(step)
+        scored = self._finish(run_with_budget(self._score_now, (text, _query(query), step),
+                                              self.config.sample_budget_s), step)
+        self._log_scores(step, [scored], flush=False)
+        return scored
 
     def score_batch(self, texts: Sequence[Any], queries: Sequence[Query | Mapping[str, Any] | str],
                     step: int) -> list[SampleScore]:
-        """One ``SampleScore`` per output, in order."""
+        """One ``SampleScore`` per output, in order, always: a sample past its budget (``timeout``) or whose
+        scoring process died (``crash``, with ``config.workers`` > 0) gets reward 0; the others are unaffected."""
         if len(texts) != len(queries):
             raise ValueError(f"{len(texts)} outputs but {len(queries)} queries")
         step = _step(step)
-        return [self._wrap(self.scorer.score(t, _query(q), step)) for t, q in zip(texts, queries, strict=True)]
+        items = [(t, _query(q), step) for t, q in zip(texts, queries, strict=True)]
+        if self.config.workers > 0:
+            raw = self.pool.map(items)
+        else:
+            raw = score_all(self._score_now, items, self.config.sample_budget_s)
+        scores = [self._finish(r, step) for r in raw]
+        self._log_scores(step, scores, flush=True)
+        return scores
+
+    def _score_now(self, text: Any, query: Query | Mapping[str, Any], step: int) -> SampleScore:
+        return self._wrap(self.scorer.score(text, query, step))
+
+    def _finish(self, outcome: SampleScore | Failed, step: int) -> SampleScore:
+        if not isinstance(outcome, Failed):
+            return outcome
+        return SampleScore(0.0, False, outcome.kind, outcome.reason, self.schedule.stage(step).name, step,
+                           dict.fromkeys(COMPONENTS, 0.0), self.categories,
+                           watch=NOT_CHECKED if self.config.monitor else None)
 
     def _wrap(self, scored: RewardResult) -> SampleScore:
         success = (scored.components.get("pass", 0.0) == 1.0 if self.config.success.by == "pass"
                    else scored.reward >= self.config.success.threshold)
+        watch = (scored.watch or NOT_CHECKED) if self.config.monitor else None
         return SampleScore(scored.reward, bool(success), scored.failure, scored.reason, scored.stage, scored.step,
-                           scored.components, self.categories)
+                           scored.components, self.categories, verdict_code(scored.result), watch)
+
+    # --- the process pool and the verdict log (built on first use, once per process) ----------------------
+
+    @property
+    def pool(self) -> ScoringPool:
+        """The scoring processes of ``config.workers`` (each builds this config's scorer once)."""
+        if self._pool is None:
+            from .scoring_pool import ScoringPool
+
+            worker = self.config.model_copy(update={"workers": 0, "log_dir": None, "sample_budget_s": None})
+            self._pool = ScoringPool(partial(_pool_scorer, worker.model_dump()), self.config.workers,
+                                     self.config.sample_budget_s)
+        return self._pool
+
+    def _verdict_log(self) -> VerdictLog | None:
+        if self.config.log_dir is None:
+            return None
+        if self._log is None:
+            self._log = VerdictLog(self.config.log_dir, meta={"describe": self.describe()})
+        return self._log
+
+    def _log_scores(self, step: int, scores: list[SampleScore], flush: bool) -> None:
+        log = self._verdict_log()
+        if log is None:
+            return
+        if self._log_step is not None and self._log_step != step:
+            log.flush(self._log_step)  # a new step: the previous step's single-sample records are complete
+            self._log_sample = 0
+        log.add_later(partial(_score_rows, step, self._log_sample, scores))
+        self._log_sample += len(scores)
+        if flush:
+            log.flush(step)
+            self._log_step, self._log_sample = None, 0
+        else:
+            self._log_step = step
+
+    def close(self) -> None:
+        """Stop the scoring processes and write out the verdict log (also done at interpreter exit)."""
+        if self._pool is not None:
+            self._pool.close()
+            self._pool = None
+        if self._log is not None:
+            self._log.close()
+            self._log = None
 
     def max_reward(self, step: int) -> float:
         """The largest reward a sample can get at ``step``: every weighted component at 1, the gate open."""
@@ -178,6 +270,12 @@ class Shaper:
         spans = turn_spans(mask)
         tokens, result = token_advantages(reward, mask, index, self.estimator, success=flags, spans=spans, **options)
         turns, lengths = spans.numpy()
+        log = self._verdict_log()
+        if log is not None:
+            groups = index.tolist() if hasattr(index, "tolist") else list(index)
+            log.add_later(partial(_advantage_rows, step, groups, reward, flags, turns, lengths,
+                                  result.trajectory, result.turn))
+            log.flush(step)
         return TokenAdvantages(tokens, self._stats(result, turns, lengths, flags, index), result.trajectory,
                                result.per_turn, result.turn, turns, lengths, flags)
 
@@ -238,6 +336,8 @@ class Shaper:
             "success": self.config.success.model_dump(exclude_none=True),
             "step_convention": "optimizer steps completed, from 0",
             "prompt_version": self.prompt_version,
+            "monitor": self.config.monitor, "log_dir": self.config.log_dir,
+            "sample_budget_s": self.config.sample_budget_s, "workers": self.config.workers,
         }
 
 
@@ -260,3 +360,27 @@ def _query(query: Query | Mapping[str, Any] | str) -> Query | Mapping[str, Any]:
         raise ValueError(f"a query is a TravelPlanner record (mapping), its JSON text or a Query, "
                          f"got {type(query).__name__}")
     return query
+
+
+def _pool_scorer(config: dict[str, Any]):
+    """A pool worker's scorer: this config's ``Shaper``, built once in the worker process."""
+    return Shaper(ShapingConfig.model_validate(config))._score_now
+
+
+def _score_rows(step: int, first: int, scores: Sequence[SampleScore]) -> list[dict[str, Any]]:
+    """Verdict-log records of scored samples (built on the log's writer thread)."""
+    rows = []
+    for i, s in enumerate(scores):
+        watch = s.watch
+        exploit = watch is not None and watch.exploit
+        rows.append(score_record(step, first + i, s.reward, s.components, s.failure or PASSED, s.verdicts,
+                                 official_pass=None if watch is None else watch.official_pass,
+                                 exploit=None if watch is None else exploit,
+                                 rules=(watch.rules or (watch.rule,)) if exploit else (), stage=s.stage))
+    return rows
+
+
+def _advantage_rows(step: int, index: list[Any], reward: np.ndarray, success: np.ndarray, turns: np.ndarray,
+                    lengths: np.ndarray, a_e: np.ndarray, a_s: np.ndarray) -> list[dict[str, Any]]:
+    bounds = np.cumsum(turns)[:-1]
+    return advantage_records(step, index, reward, success, np.split(lengths, bounds), a_e, np.split(a_s, bounds))

@@ -59,13 +59,13 @@ def _num(value: float) -> float | None:
 
 
 def score_record(step: int, sample: int, reward: float, components: Mapping[str, float], failure: str,
-                 result: PlanResult | None, *, official_pass: bool | None = None, exploit: bool | None = None,
+                 verdicts: str, *, official_pass: bool | None = None, exploit: bool | None = None,
                  rules: Sequence[str] = (), stage: str = "", group: Any = None,
                  trajectory: int | None = None) -> dict[str, Any]:
-    """One scored sample (``sample``: its position in the scored batch)."""
+    """One scored sample (``sample``: its position in the step; ``verdicts``: a ``verdict_code``)."""
     return {"kind": "score", "step": int(step), "sample": int(sample), "group": group, "trajectory": trajectory,
             "reward": _num(reward), "components": {k: _num(v) for k, v in components.items()},
-            "failure": failure, "verdicts": verdict_code(result), "official_pass": official_pass,
+            "failure": failure, "verdicts": verdicts, "official_pass": official_pass,
             "exploit": exploit, "rules": list(rules), "stage": stage}
 
 

@@ -62,7 +62,7 @@ def test_records_carry_the_verdicts(database, tmp_path):
     assert code[8:] == "-----"  # Within Sandbox failed: hard checks not run
     assert verdict_code(None) == "-" * 13
     with VerdictLog(tmp_path, meta={"mode": "strict"}) as log:
-        log.add(score_record(3, 0, 0.25, {"schema": 1.0, "pass": 0.0}, "commonsense:x", result,
+        log.add(score_record(3, 0, 0.25, {"schema": 1.0, "pass": 0.0}, "commonsense:x", code,
                              official_pass=True, exploit=True, rules=["substring_match"], stage="stage1"))
         log.add_later(lambda: advantage_records(3, ["g", "g"], [1.0, 0.0], [True, False], [[5, 7], [9]],
                                                 [0.7, -0.7], [[0.1, -0.1], [0.0]]))
