@@ -15,7 +15,7 @@ first batch is step 0 (VERL ``global_steps - 1``, TRL ``trainer_state.global_ste
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property, partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -62,6 +62,8 @@ class SampleScore:
     categories: tuple[str, ...] = field(repr=False, default=())
     verdicts: str = field(repr=False, default=NOT_RUN * len(CHECK_KEYS))  # the 13 official verdicts, p/f/n/-
     watch: Watch | None = field(repr=False, default=None)  # the reward-hacking monitor's view (config.monitor)
+    level: str = field(repr=False, default="")  # the query's level and trip length (for the report's breakdown)
+    days: int = field(repr=False, default=0)
 
     @property
     def official_pass(self) -> bool | None:
@@ -150,8 +152,9 @@ class Shaper:
 
         Past ``config.sample_budget_s`` the sample gets reward 0 and failure ``timeout``."""
         step = _step(step)
-        scored = self._finish(run_with_budget(self._score_now, (text, _query(query), step),
-                                              self.config.sample_budget_s), step)
+        query = _query(query)
+        scored = self._finish(run_with_budget(self._score_now, (text, query, step), self.config.sample_budget_s),
+                              step, query)
         self._log_scores(step, [scored], flush=False)
         return scored
 
@@ -167,19 +170,23 @@ class Shaper:
             raw = self.pool.map(items)
         else:
             raw = score_all(self._score_now, items, self.config.sample_budget_s)
-        scores = [self._finish(r, step) for r in raw]
+        scores = [self._finish(r, step, item[1]) for r, item in zip(raw, items, strict=True)]
         self._log_scores(step, scores, flush=True)
         return scores
 
     def _score_now(self, text: Any, query: Query | Mapping[str, Any], step: int) -> SampleScore:
-        return self._wrap(self.scorer.score(text, query, step))
+        query = query if isinstance(query, Query) else Query.from_record(query)
+        return replace(self._wrap(self.scorer.score(text, query, step)), level=query.level or "", days=query.days)
 
-    def _finish(self, outcome: SampleScore | Failed, step: int) -> SampleScore:
+    def _finish(self, outcome: SampleScore | Failed, step: int, query: Query | Mapping[str, Any]) -> SampleScore:
+        """A score, or the zero score of a sample that timed out or whose scoring process died."""
         if not isinstance(outcome, Failed):
             return outcome
+        query = query if isinstance(query, Query) else Query.from_record(query)
         return SampleScore(0.0, False, outcome.kind, outcome.reason, self.schedule.stage(step).name, step,
                            dict.fromkeys(COMPONENTS, 0.0), self.categories,
-                           watch=NOT_CHECKED if self.config.monitor else None)
+                           watch=NOT_CHECKED if self.config.monitor else None, level=query.level or "",
+                           days=query.days)
 
     def _wrap(self, scored: RewardResult) -> SampleScore:
         success = (scored.components.get("pass", 0.0) == 1.0 if self.config.success.by == "pass"
@@ -376,7 +383,8 @@ def _score_rows(step: int, first: int, scores: Sequence[SampleScore]) -> list[di
         rows.append(score_record(step, first + i, s.reward, s.components, s.failure or PASSED, s.verdicts,
                                  official_pass=None if watch is None else watch.official_pass,
                                  exploit=None if watch is None else exploit,
-                                 rules=(watch.rules or (watch.rule,)) if exploit else (), stage=s.stage))
+                                 rules=(watch.rules or (watch.rule,)) if exploit else (), stage=s.stage,
+                                 level=s.level or None, days=s.days or None))
     return rows
 
 

@@ -38,7 +38,7 @@ CHECK_KEYS = tuple(c.key for c in (*COMMONSENSE, *HARD))  # the 13 official chec
 VERDICT_CODE = {Status.PASS: "p", Status.FAIL: "f", Status.NA: "n"}
 NOT_RUN = "-"  # no verdict: no plan, or hard checks not run
 SCORE_FIELDS = ("kind", "step", "sample", "group", "trajectory", "reward", "components", "failure", "verdicts",
-                "official_pass", "exploit", "rules", "stage")
+                "official_pass", "exploit", "rules", "stage", "level", "days")
 ADVANTAGE_FIELDS = ("kind", "step", "group", "trajectory", "success", "reward", "turns", "turn_lengths",
                     "a_e", "a_s")
 _STOP = object()
@@ -60,13 +60,13 @@ def _num(value: float) -> float | None:
 
 def score_record(step: int, sample: int, reward: float, components: Mapping[str, float], failure: str,
                  verdicts: str, *, official_pass: bool | None = None, exploit: bool | None = None,
-                 rules: Sequence[str] = (), stage: str = "", group: Any = None,
-                 trajectory: int | None = None) -> dict[str, Any]:
+                 rules: Sequence[str] = (), stage: str = "", group: Any = None, trajectory: int | None = None,
+                 level: str | None = None, days: int | None = None) -> dict[str, Any]:
     """One scored sample (``sample``: its position in the step; ``verdicts``: a ``verdict_code``)."""
     return {"kind": "score", "step": int(step), "sample": int(sample), "group": group, "trajectory": trajectory,
             "reward": _num(reward), "components": {k: _num(v) for k, v in components.items()},
             "failure": failure, "verdicts": verdicts, "official_pass": official_pass,
-            "exploit": exploit, "rules": list(rules), "stage": stage}
+            "exploit": exploit, "rules": list(rules), "stage": stage, "level": level, "days": days}
 
 
 def advantage_records(step: int, group: Sequence[Any], reward: Sequence[float], success: Sequence[bool],
