@@ -1,8 +1,9 @@
 """Per-step series of a verdict log (``planshape report``): read once, streaming, into small counters.
 
 Rates per step, over the samples scored at that step:
-* each check's failure rate among samples with a checked plan (hard checks that did not run count as failed,
-  as in the official metrics); ``commonsense`` / ``hard`` failure = 1 - cs_macro / 1 - hard_macro;
+* each check's failure rate among samples that ran it (commonsense: a checked plan; hard: hard checks ran),
+  and how often the hard checks did not run; ``commonsense`` / ``hard`` failure = 1 - cs_macro / 1 - hard_macro
+  (there, as in the official metrics, hard checks that did not run count as failed);
 * reward and every component (means), official pass, strict pass, exploit rate and exploits per rule;
 * PlanPO statistics from the advantage records: A^E mean and spread, A^S spread, turns, turn lengths;
 * final pass by level × trip length over the last steps.
@@ -56,6 +57,7 @@ class _Moments:
 class _Step:
     samples: int = 0
     checked: int = 0  # samples whose plan reached the checks
+    hard_ran: int = 0  # ... and whose hard checks ran
     failed: np.ndarray = field(default_factory=lambda: np.zeros(len(CHECK_KEYS)))
     reward: float = 0.0
     components: Counter = field(default_factory=Counter)
@@ -103,9 +105,8 @@ class LogSummary:
         codes = row.get("verdicts") or "-" * len(CHECK_KEYS)
         if any(c != "-" for c in codes[:N_COMMONSENSE]):
             s.checked += 1
-            fails = np.fromiter((c == "f" or (i >= N_COMMONSENSE and c == "-") for i, c in enumerate(codes)),
-                                dtype=bool, count=len(CHECK_KEYS))
-            s.failed += fails
+            s.hard_ran += any(c != "-" for c in codes[N_COMMONSENSE:])
+            s.failed += np.fromiter((c == "f" for c in codes), dtype=bool, count=len(CHECK_KEYS))
         if row.get("official_pass") is not None:
             s.monitored += 1
             s.official += bool(row["official_pass"])
@@ -137,11 +138,17 @@ class LogSummary:
         return np.array([fn(self.steps[k]) for k in self.step_numbers(kind)], dtype=np.float64)
 
     def check_failure(self) -> dict[str, np.ndarray]:
-        """Each check's failure rate per step, among samples with a checked plan."""
-        steps = self.step_numbers()
-        table = np.array([self.steps[k].failed / max(1, self.steps[k].checked) for k in steps])
-        table = table.reshape(len(steps), len(CHECK_KEYS))
-        return {key: table[:, i] for i, key in enumerate(CHECK_KEYS)}
+        """Each check's failure rate per step: a commonsense check among samples with a checked plan, a hard
+        check among those whose hard checks ran; ``hard_not_run``: the share of checked plans whose hard
+        checks did not run (Complete Information or Within Sandbox failed)."""
+        out = {}
+        for i, key in enumerate(CHECK_KEYS):
+            if i < N_COMMONSENSE:
+                out[key] = self._series(lambda s, i=i: s.failed[i] / s.checked if s.checked else float("nan"))
+            else:
+                out[key] = self._series(lambda s, i=i: s.failed[i] / s.hard_ran if s.hard_ran else float("nan"))
+        out["hard_not_run"] = self._series(lambda s: 1 - s.hard_ran / s.checked if s.checked else float("nan"))
+        return out
 
     def group_failure(self) -> dict[str, np.ndarray]:
         """Commonsense and hard failure per step (1 - macro pass, over every sample)."""

@@ -55,8 +55,12 @@ def failure_modes(summary: LogSummary) -> Figure:
     for ax, checks, title in ((axes[0][0], COMMONSENSE, "commonsense"), (axes[0][1], HARD, "hard")):
         for check in checks:
             _line(ax, steps, rates[check.key], check.key, check.label, marker=".")
-        ax.set(title=f"{title} constraints: failure rate", xlabel="step", ylabel="share of checked plans failing",
-               ylim=(-0.02, 1.02))
+        ylabel = "share of checked plans failing"
+        if title == "hard":
+            _line(ax, steps, rates["hard_not_run"], "hard_not_run", "hard checks not run", color="0.3",
+                  linestyle="--", linewidth=2)
+            ylabel = "share of plans whose hard checks ran, failing"
+        ax.set(title=f"{title} constraints: failure rate", xlabel="step", ylabel=ylabel, ylim=(-0.02, 1.02))
         _stages(ax, summary)
         ax.legend(fontsize=7, loc="upper right")
     return fig
@@ -84,14 +88,17 @@ def failure_groups(summary: LogSummary) -> Figure:
 
 def reward(summary: LogSummary) -> Figure:
     """Mean reward and each component over training, with the schedule's stage boundaries."""
-    fig, axes = _figure(1, 1, (10, 4.8))
-    ax, steps = axes[0][0], summary.step_numbers()
-    for name, series in summary.reward().items():
-        style = {"linewidth": 2.5, "color": "black"} if name == "reward" else {"linewidth": 1.2, "alpha": 0.85}
-        _line(ax, steps, series, name, name, **style)
-    ax.set(title="reward and components (batch means)", xlabel="step", ylabel="value")
-    _stages(ax, summary)
-    ax.legend(fontsize=8, ncols=2)
+    fig, axes = _figure(2, 1, (10, 7.5))
+    steps, series = summary.step_numbers(), summary.reward()
+    top, bottom = axes[0][0], axes[1][0]
+    _line(top, steps, series.pop("reward"), "reward", "reward", linewidth=2.5, color="black")
+    top.set(title="reward (batch mean; its scale follows the stage's weights)", ylabel="reward")
+    _stages(top, summary)
+    for name, values in series.items():
+        _line(bottom, steps, values, name, name, linewidth=1.5, marker=".")
+    bottom.set(title="reward components (batch means)", xlabel="step", ylabel="value", ylim=(-0.02, 1.02))
+    _stages(bottom, summary, label=False)
+    bottom.legend(fontsize=8, ncols=3, loc="lower left")
     return fig
 
 
@@ -199,8 +206,8 @@ def submission_figures(report: Mapping[str, Any]) -> dict[str, Figure]:
     y = np.arange(len(keys))
     for status, colour in colours.items():
         share = np.array([table[k].get(status, 0) for k in keys], dtype=np.float64) / totals
-        bars = ax.barh(y, share, left=left, color=colour, label=status)
-        bars.set_gid(status)
+        for bar in ax.barh(y, share, left=left, color=colour, label=status):
+            bar.set_gid(status)
         left += share
     ax.set_yticks(y, [f"{LABELS.get(k, k)} ({'cs' if i < 8 else 'hard'})" for i, k in enumerate(keys)])
     ax.invert_yaxis()

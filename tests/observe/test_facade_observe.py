@@ -6,7 +6,6 @@ import json
 
 import numpy as np
 import pytest
-
 from planshape.shaping import plugins
 from planshape.shaping.bridge import ConfigError, Shaper
 from planshape.shaping.monitor import MONITOR_METRICS
