@@ -15,7 +15,7 @@ not an exploit of the official evaluator.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
 from typing import Any
 
 from planshape.validators.travelplanner.checks import COMMONSENSE, HARD, Check
@@ -127,12 +127,20 @@ class Monitor:
         if not official_pass or strict_pass:
             return Watch(official_pass, strict_pass)
         checks = tuple(_failed(guarded))
-        rules = tuple(q for q, mode in self._reopened.items()
-                      if checks and all(self._passes_alone(plan, query, store, mode, k) for k in checks))
+        candidates = self._flags_read(plan, query, store, checks)
+        rules = tuple(q for q in candidates
+                      if checks and all(self._passes_alone(plan, query, store, self._reopened[q], k) for k in checks))
         if not rules:  # no single flag explains every failure: name those that explain some
-            rules = tuple(q for q, mode in self._reopened.items()
-                          if any(self._passes_alone(plan, query, store, mode, k) for k in checks))
+            rules = tuple(q for q in candidates
+                          if any(self._passes_alone(plan, query, store, self._reopened[q], k) for k in checks))
         return Watch(official_pass, strict_pass, checks, rules)
+
+    def _flags_read(self, plan: Any, query: Query, store: SandboxStore, checks: Sequence[str]) -> list[str]:
+        """The reopenable quirk flags that the failing checks consult on this plan (the only candidates)."""
+        recording = _Recording(**{f.name: getattr(self.guarded, f.name) for f in fields(Mode)})
+        for key in checks:
+            self._passes_alone(plan, query, store, recording, key)
+        return [q for q in self._reopened if q in recording.read]
 
     def _passes_alone(self, plan: Any, query: Query, store: SandboxStore, mode: Mode, key: str) -> bool:
         """Does check ``key`` stop failing under ``mode``? (Hard checks run alone, without their gate.)"""
@@ -141,6 +149,19 @@ class Monitor:
         result = check_plan(plan, query, store, mode, *alone)
         verdicts = result.commonsense if check.category == "commonsense" else (result.hard or {})
         return key in verdicts and verdicts[key].status is not Status.FAIL
+
+
+class _Recording(Mode):
+    """A mode that remembers which quirk flags the checks read (dataclass fields are plain attributes)."""
+
+    def __init__(self, **flags: Any):
+        super().__init__(**flags)
+        object.__setattr__(self, "read", set())
+
+    def __getattribute__(self, name: str) -> Any:
+        if name in QUIRKS:
+            object.__getattribute__(self, "read").add(name)
+        return object.__getattribute__(self, name)
 
 
 def batch_rates(watches: Iterable[Watch], prefix: str = PREFIX) -> dict[str, float]:

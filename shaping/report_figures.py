@@ -214,7 +214,7 @@ def submission_figures(report: Mapping[str, Any]) -> dict[str, Figure]:
     ax.axhline(7.5, color="black", linewidth=0.8)
     ax.set(xlim=(0, 1), xlabel="share of plans",
            title=f"per-constraint outcome ({report.get('mode', '?')} mode, {len(report.get('plans', []))} plans)")
-    ax.legend(fontsize=8, loc="lower right")
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1))
     out = {"per_constraint": fig}
     rows = report.get("breakdown") or []
     if rows:
