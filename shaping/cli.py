@@ -154,7 +154,9 @@ def _config_check(args: argparse.Namespace) -> int:
 
     shaper = Shaper.from_mapping(Path(args.file))
     info = shaper.describe()
-    table = Table(title=f"{args.file}: valid planshape config", title_justify="left", show_header=False)
+    console = Console()
+    console.print(f"{args.file}: valid planshape config", soft_wrap=True)
+    table = Table(show_header=False)
     for key in ("database", "mode", "schedule", "estimator", "estimator_options", "alpha", "success",
                 "step_convention", "prompt_version"):
         table.add_row(key, str(info[key]))
@@ -162,7 +164,7 @@ def _config_check(args: argparse.Namespace) -> int:
         until = "end" if stage["until_step"] is None else str(stage["until_step"])
         weights = ", ".join(f"{k}={v:g}" for k, v in stage["weights"].items())
         table.add_row(f"  {stage['name']}", f"steps [{stage['from_step']}, {until}): {weights}")
-    Console().print(table)
+    console.print(table)
     return 0
 
 

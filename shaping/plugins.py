@@ -42,7 +42,7 @@ def plugin_manager() -> pluggy.PluginManager:
     try:
         pm.check_pending()  # a misspelt @hookimpl fails here, naming the plugin and the hook
     except pluggy.PluginValidationError as exc:
-        raise PluginError(f"plugin {exc.plugin_name!r}: {exc}; the hooks are listed in docs/hooks.md") from None
+        raise PluginError(f"plugin {pm.get_name(exc.plugin)!r}: {exc}; the hooks are listed in docs/hooks.md") from None
     if os.environ.get(TRACE_ENV, "") not in ("", "0"):
         pm.trace.root.setwriter(lambda message: sys.stderr.write(message))
         pm.enable_tracing()
@@ -66,7 +66,7 @@ def _named(hook: pluggy.HookCaller, what: str) -> dict[str, Any]:
     """Named objects from every plugin; a name defined by two plugins is a start-up error."""
     named: dict[str, Any] = {}
     owner: dict[str, str] = {}
-    for impl in reversed(hook.get_hookimpls()):  # registration order: the built-ins first
+    for impl in hook.get_hookimpls():  # registration order: the built-ins first
         for name, obj in impl.function().items():
             if name in named:
                 raise PluginError(f"{what} {name!r} is defined by plugins {owner[name]!r} and {impl.plugin_name!r}; "
