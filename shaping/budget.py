@@ -62,12 +62,15 @@ def time_limit(seconds: float | None) -> Iterator[None]:
         raise Overrun()
 
     previous = signal.signal(signal.SIGALRM, _overrun)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
+    start = time.monotonic()
+    outer, interval = signal.setitimer(signal.ITIMER_REAL, seconds)  # a caller's own timer, restored below
     try:
         yield
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
+        if outer > 0:  # give the caller's timer back its remaining time (at least a tick: it may be due now)
+            signal.setitimer(signal.ITIMER_REAL, max(outer - (time.monotonic() - start), 1e-6), interval)
 
 
 def run_with_budget(fn: Callable[..., Any], args: Sequence[Any], seconds: float | None) -> Any:

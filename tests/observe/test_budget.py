@@ -50,6 +50,23 @@ def test_in_process_budget_also_stops_pure_python_spins():
     assert late is None  # no budget: never a timeout
 
 
+def test_a_callers_own_timer_survives_the_budget():
+    import signal
+
+    fired = []
+    previous = signal.signal(signal.SIGALRM, lambda *_: fired.append(time.monotonic()))
+    try:
+        start = time.monotonic()
+        signal.setitimer(signal.ITIMER_REAL, 0.3)
+        assert run_with_budget(time.sleep, (0.05,), 5.0) is None  # our timer comes and goes
+        assert signal.getsignal(signal.SIGALRM) is not None and 0 < signal.getitimer(signal.ITIMER_REAL)[0] <= 0.3
+        time.sleep(0.5)
+        assert len(fired) == 1 and 0.25 <= fired[0] - start < 0.45
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
 def test_a_budget_is_checked_at_start_up():
     assert check_budget(None) is None and check_budget(2) == 2.0
     for bad in (0, -1, float("nan"), float("inf"), "1", True):

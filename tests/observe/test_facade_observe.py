@@ -106,6 +106,8 @@ def test_budget_and_crash_through_the_facade(stall_plugin, tmp_path):
     texts = [r["text"] for r in rows]
     inline = Shaper.from_mapping({**BASE, "sample_budget_s": 0.5})
     plain = inline.score_batch(texts[:1] + texts[2:4], queries[:1] + queries[2:4], 0)
+    slept = inline.score_batch(texts[:2], queries[:2], 0)  # in-process: the timer stops the sleeping check
+    assert slept[1].failure == "timeout" and slept[0].reward == plain[0].reward
     pooled = Shaper.from_mapping({**BASE, "sample_budget_s": 2.0, "workers": 2, "log_dir": str(tmp_path / "log")})
     try:
         scores = pooled.score_batch(texts, queries, 3)

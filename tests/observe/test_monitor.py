@@ -176,3 +176,19 @@ def test_harden_current_city_by_substring(database, train):
     if not watch.official_pass:
         pytest.skip("the substitute breaks another official check of this plan")
     assert watch.exploit and "is_valid_information_in_current_city" in watch.checks and watch.rules
+
+
+NASTY = [
+    None, [], "not a plan", [None], [1, 2, 3], [{"current_city": None}],
+    [{"days": 1, "current_city": "from St. Petersburg to Rockford", "transportation": ["list"], "breakfast": {},
+      "attraction": 7, "lunch": "-", "dinner": "Coco Bambu, Rockford", "accommodation": None}],
+    [{**day, "breakfast": "(" * 50, "attraction": ";;;" + "x, y;" * 20} for day in rockford()],
+]
+
+
+@pytest.mark.parametrize("mode", ["strict", "official"])
+@pytest.mark.parametrize("index", range(len(NASTY)))
+def test_malformed_plans_never_raise_and_match_a_plain_check(mode, index, database):
+    result, watch = Monitor(mode).check(NASTY[index], ROCKFORD, database)
+    assert result.to_dict() == check_plan(NASTY[index], ROCKFORD, database, mode).to_dict()
+    assert not watch.exploit or watch.checks
