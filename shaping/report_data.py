@@ -22,6 +22,7 @@ import numpy as np
 from .verdict_log import CHECK_KEYS, iter_lines, log_files, parse_line
 
 N_COMMONSENSE = 8  # the first 8 of CHECK_KEYS are commonsense, the last 5 hard
+NOT_CHECKED = "-" * len(CHECK_KEYS)
 LEVELS = ("easy", "medium", "hard")
 
 
@@ -56,9 +57,7 @@ class _Moments:
 @dataclass
 class _Step:
     samples: int = 0
-    checked: int = 0  # samples whose plan reached the checks
-    hard_ran: int = 0  # ... and whose hard checks ran
-    failed: np.ndarray = field(default_factory=lambda: np.zeros(len(CHECK_KEYS)))
+    codes: Counter = field(default_factory=Counter)  # verdict code -> samples (codes repeat: one count each)
     reward: float = 0.0
     components: Counter = field(default_factory=Counter)
     official: int = 0
@@ -102,11 +101,7 @@ class LogSummary:
         s.reward += row.get("reward") or 0.0
         for name, value in (row.get("components") or {}).items():
             s.components[name] += value or 0.0
-        codes = row.get("verdicts") or "-" * len(CHECK_KEYS)
-        if any(c != "-" for c in codes[:N_COMMONSENSE]):
-            s.checked += 1
-            s.hard_ran += any(c != "-" for c in codes[N_COMMONSENSE:])
-            s.failed += np.fromiter((c == "f" for c in codes), dtype=bool, count=len(CHECK_KEYS))
+        s.codes[row.get("verdicts") or NOT_CHECKED] += 1
         if row.get("official_pass") is not None:
             s.monitored += 1
             s.official += bool(row["official_pass"])
