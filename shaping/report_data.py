@@ -136,13 +136,24 @@ class LogSummary:
         """Each check's failure rate per step: a commonsense check among samples with a checked plan, a hard
         check among those whose hard checks ran; ``hard_not_run``: the share of checked plans whose hard
         checks did not run (Complete Information or Within Sandbox failed)."""
-        out = {}
-        for i, key in enumerate(CHECK_KEYS):
-            if i < N_COMMONSENSE:
-                out[key] = self._series(lambda s, i=i: s.failed[i] / s.checked if s.checked else float("nan"))
-            else:
-                out[key] = self._series(lambda s, i=i: s.failed[i] / s.hard_ran if s.hard_ran else float("nan"))
-        out["hard_not_run"] = self._series(lambda s: 1 - s.hard_ran / s.checked if s.checked else float("nan"))
+        width = len(CHECK_KEYS)
+        rows = []
+        for k in self.step_numbers():
+            checked = hard_ran = 0
+            failed = np.zeros(width)
+            for code, count in self.steps[k].codes.items():  # distinct codes only: few per step
+                code = code.ljust(width, "-")[:width]
+                if code[:N_COMMONSENSE] == NOT_CHECKED[:N_COMMONSENSE]:
+                    continue
+                checked += count
+                hard_ran += count * (code[N_COMMONSENSE:] != NOT_CHECKED[N_COMMONSENSE:])
+                failed += count * np.array([c == "f" for c in code])
+            with np.errstate(invalid="ignore", divide="ignore"):
+                rows.append((*(failed[:N_COMMONSENSE] / checked), *(failed[N_COMMONSENSE:] / hard_ran),
+                             1 - hard_ran / checked if checked else float("nan")))
+        table = np.array(rows, dtype=np.float64).reshape(len(rows), width + 1)
+        out = {key: table[:, i] for i, key in enumerate(CHECK_KEYS)}
+        out["hard_not_run"] = table[:, -1]
         return out
 
     def group_failure(self) -> dict[str, np.ndarray]:
