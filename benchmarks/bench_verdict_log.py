@@ -3,9 +3,9 @@
     python benchmarks/bench_verdict_log.py [--batch N] [--steps N]
 
 A batch of scored samples (the facade's ``SampleScore``s, monitor on) and its advantages are logged per step
-exactly as ``Shaper.score_batch`` / ``Shaper.advantages`` do; encoding and writing happen on the log's
-writer thread. Printed: the main thread's time per batch (target <= 1 ms), the writer's time per batch
-(off the step), and the step time of scoring the batch for scale.
+exactly as ``Shaper.score_batch`` / ``Shaper.advantages`` do (one merged record per sample); encoding and
+writing happen on the log's writer thread. Printed: the main thread's time per batch (target <= 1 ms), the
+writer's time per batch (off the step), and the time of scoring the batch, for scale.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import tempfile
 import time
 
 import numpy as np
-from planshape.shaping.bridge import Shaper, _advantage_rows
+from planshape.shaping.bridge import Shaper
 from planshape.shaping.verdict_log import read_log
 from planshape.validators.travelplanner.sample import sample_dir
 
@@ -37,7 +37,6 @@ def main() -> int:
         scores = shaper.score_batch(texts, queries, 0)
         t_score = time.perf_counter() - start
         log = shaper._verdict_log()
-        log.wait()
         turns = np.full(args.batch, 6)
         lengths = np.full(6 * args.batch, 120)
         a_e, a_s = np.linspace(-1, 1, args.batch), np.linspace(-0.1, 0.1, 6 * args.batch)
@@ -48,17 +47,16 @@ def main() -> int:
         start_all = time.perf_counter()
         for step in range(1, args.steps + 1):
             start = time.perf_counter()
-            shaper._log_scores(step, scores, flush=True)  # what score_batch adds
-            log.add_later(lambda step=step: _advantage_rows(step, groups, reward, success, turns, lengths, a_e, a_s))
-            log.flush(step)  # what advantages() adds
+            shaper._log_scores(step, scores)  # what score_batch adds
+            log.advantages(step, groups, reward, success, turns, lengths, a_e, a_s)  # what advantages() adds
             main_thread.append(time.perf_counter() - start)
-        log.wait()
+        log.log.wait()
         t_writer = time.perf_counter() - start_all
         shaper.close()
         _, records, skipped = read_log(tmp)
-    assert len(records) == 2 * args.batch * (args.steps + 1) - args.batch and skipped == 0
+    assert len(records) == args.batch * (args.steps + 1) and skipped == 0
     per_batch = np.array(main_thread) * 1e3
-    print(f"batch {args.batch} samples + {args.batch} trajectories x 6 turns, {args.steps} steps, "
+    print(f"batch {args.batch} samples with their advantages (6 turns each), {args.steps} steps, "
           f"{len(records)} records written")
     print(f"scoring the batch (for scale): {t_score * 1e3:8.1f} ms")
     print(f"log, main thread per step:     {np.median(per_batch):8.3f} ms median, {per_batch.max():.3f} ms max "

@@ -33,7 +33,8 @@ from .config import SAMPLE, ConfigError, ShapingConfig, takes_alpha
 from .hookspecs import hookimpl
 from .monitor import MONITOR_METRICS, NOT_CHECKED, Watch
 from .reward import RewardResult, Scorer
-from .verdict_log import CHECK_KEYS, NOT_RUN, VerdictLog, advantage_records, score_record, verdict_code
+from .sample_log import SampleLog
+from .verdict_log import CHECK_KEYS, NOT_RUN, verdict_code
 
 if TYPE_CHECKING:
     import torch
@@ -115,9 +116,7 @@ class Shaper:
             *(f"{PREFIX}failure/{c}" for c in self.categories),
             *((f"{PREFIX}{k}" for k in MONITOR_METRICS) if config.monitor else ()))
         self.advantage_metric_names: tuple[str, ...] = tuple(f"{PREFIX}{k}" for k in ADVANTAGE_STATS)
-        self._log: VerdictLog | None = None
-        self._log_step: int | None = None  # the step whose single-sample records are still buffered
-        self._log_sample = 0  # position of the next record within its step
+        self._log: SampleLog | None = None
         self._pool: ScoringPool | None = None
 
     @classmethod
@@ -155,7 +154,7 @@ class Shaper:
         query = _query(query)
         scored = self._finish(run_with_budget(self._score_now, (text, query, step), self.config.sample_budget_s),
                               step, query)
-        self._log_scores(step, [scored], flush=False)
+        self._log_scores(step, [scored])
         return scored
 
     def score_batch(self, texts: Sequence[Any], queries: Sequence[Query | Mapping[str, Any] | str],
@@ -171,7 +170,7 @@ class Shaper:
         else:
             raw = score_all(self._score_now, items, self.config.sample_budget_s)
         scores = [self._finish(r, step, item[1]) for r, item in zip(raw, items, strict=True)]
-        self._log_scores(step, scores, flush=True)
+        self._log_scores(step, scores)
         return scores
 
     def _score_now(self, text: Any, query: Query | Mapping[str, Any], step: int) -> SampleScore:
@@ -208,27 +207,17 @@ class Shaper:
                                      self.config.sample_budget_s)
         return self._pool
 
-    def _verdict_log(self) -> VerdictLog | None:
+    def _verdict_log(self) -> SampleLog | None:
         if self.config.log_dir is None:
             return None
         if self._log is None:
-            self._log = VerdictLog(self.config.log_dir, meta={"describe": self.describe()})
+            self._log = SampleLog(self.config.log_dir, meta={"describe": self.describe()})
         return self._log
 
-    def _log_scores(self, step: int, scores: list[SampleScore], flush: bool) -> None:
+    def _log_scores(self, step: int, scores: list[SampleScore]) -> None:
         log = self._verdict_log()
-        if log is None:
-            return
-        if self._log_step is not None and self._log_step != step:
-            log.flush(self._log_step)  # a new step: the previous step's single-sample records are complete
-            self._log_sample = 0
-        log.add_later(partial(_score_rows, step, self._log_sample, scores))
-        self._log_sample += len(scores)
-        if flush:
-            log.flush(step)
-            self._log_step, self._log_sample = None, 0
-        else:
-            self._log_step = step
+        if log is not None:
+            log.scores(step, scores)
 
     def close(self) -> None:
         """Stop the scoring processes and write out the verdict log (also done at interpreter exit)."""
@@ -280,9 +269,7 @@ class Shaper:
         log = self._verdict_log()
         if log is not None:
             groups = index.tolist() if hasattr(index, "tolist") else list(index)
-            log.add_later(partial(_advantage_rows, step, groups, reward, flags, turns, lengths,
-                                  result.trajectory, result.turn))
-            log.flush(step)
+            log.advantages(step, groups, reward, flags, turns, lengths, result.trajectory, result.turn)
         return TokenAdvantages(tokens, self._stats(result, turns, lengths, flags, index), result.trajectory,
                                result.per_turn, result.turn, turns, lengths, flags)
 
@@ -372,23 +359,3 @@ def _query(query: Query | Mapping[str, Any] | str) -> Query | Mapping[str, Any]:
 def _pool_scorer(config: dict[str, Any]):
     """A pool worker's scorer: this config's ``Shaper``, built once in the worker process."""
     return Shaper(ShapingConfig.model_validate(config))._score_now
-
-
-def _score_rows(step: int, first: int, scores: Sequence[SampleScore]) -> list[dict[str, Any]]:
-    """Verdict-log records of scored samples (built on the log's writer thread)."""
-    rows = []
-    for i, s in enumerate(scores):
-        watch = s.watch
-        exploit = watch is not None and watch.exploit
-        rows.append(score_record(step, first + i, s.reward, s.components, s.failure or PASSED, s.verdicts,
-                                 official_pass=None if watch is None else watch.official_pass,
-                                 exploit=None if watch is None else exploit,
-                                 rules=(watch.rules or (watch.rule,)) if exploit else (), stage=s.stage,
-                                 level=s.level or None, days=s.days or None))
-    return rows
-
-
-def _advantage_rows(step: int, index: list[Any], reward: np.ndarray, success: np.ndarray, turns: np.ndarray,
-                    lengths: np.ndarray, a_e: np.ndarray, a_s: np.ndarray) -> list[dict[str, Any]]:
-    bounds = np.cumsum(turns)[:-1]
-    return advantage_records(step, index, reward, success, np.split(lengths, bounds), a_e, np.split(a_s, bounds))

@@ -89,10 +89,11 @@ class LogSummary:
             self.headers.append(row)
             return
         try:
-            if kind == "score":
-                self._score(self.steps[int(row["step"])], row)
-            elif kind == "advantage":
-                self._advantage(self.steps[int(row["step"])], row)
+            step = self.steps[int(row["step"])]
+            if kind in ("score", "sample"):
+                self._score(step, row)
+            if kind in ("advantage", "sample"):
+                self._advantage(step, row)
         except (KeyError, TypeError, ValueError):
             self.skipped += 1
 

@@ -11,9 +11,10 @@ up to its last complete line, needs no extra dependency (pyarrow is heavy and no
 * After a crash every step whose flush completed is on disk (``flushed_step``; ``durable=True`` also fsyncs,
   for a machine crash); a kill during a write leaves at most one partial last line, which readers skip.
 
-Records: a header line ``{"kind": "header", ...}`` per file, then ``"kind": "score"`` records (written where the
-reward is computed) and ``"kind": "advantage"`` records (written where advantages are computed; in VERL and
-OpenRLHF that is another process than the reward's). Field names are in ``SCORE_FIELDS`` / ``ADVANTAGE_FIELDS``.
+Records: a header line ``{"kind": "header", ...}`` per file, then one ``"kind": "sample"`` record per sample
+holding ``SCORE_FIELDS`` and ``ADVANTAGE_FIELDS`` where one process scores and estimates (``sample_log``),
+else ``"kind": "score"`` records (where the reward is computed) and ``"kind": "advantage"`` records (where
+advantages are computed: in VERL and OpenRLHF another process than the reward's).
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 from planshape.validators.travelplanner.checks import COMMONSENSE, HARD
 from planshape.validators.travelplanner.evaluate import PlanResult, Status
 
@@ -41,7 +43,9 @@ SCORE_FIELDS = ("kind", "step", "sample", "group", "trajectory", "reward", "comp
                 "official_pass", "exploit", "rules", "stage", "level", "days")
 ADVANTAGE_FIELDS = ("kind", "step", "group", "trajectory", "success", "reward", "turns", "turn_lengths",
                     "a_e", "a_s")
+KINDS = ("header", "score", "advantage", "sample")  # sample: a score and its advantages in one record
 _STOP = object()
+_ENCODER = json.JSONEncoder(separators=(",", ":"), default=str, check_circular=False)  # one, not one per record
 
 
 def verdict_code(result: PlanResult | None) -> str:
@@ -58,30 +62,46 @@ def _num(value: float) -> float | None:
     return round(value, 6) if math.isfinite(value) else None
 
 
+def _nums(values: Any) -> list[float | None]:
+    """``_num`` of a whole array at once (the writer thread's hot path)."""
+    array = np.asarray(values, dtype=np.float64).reshape(-1)
+    out = np.round(array, 6).tolist()
+    if not np.isfinite(array).all():
+        out = [v if math.isfinite(v) else None for v in out]
+    return out
+
+
 def score_record(step: int, sample: int, reward: float, components: Mapping[str, float], failure: str,
                  verdicts: str, *, official_pass: bool | None = None, exploit: bool | None = None,
                  rules: Sequence[str] = (), stage: str = "", group: Any = None, trajectory: int | None = None,
                  level: str | None = None, days: int | None = None) -> dict[str, Any]:
     """One scored sample (``sample``: its position in the step; ``verdicts``: a ``verdict_code``)."""
     return {"kind": "score", "step": int(step), "sample": int(sample), "group": group, "trajectory": trajectory,
-            "reward": _num(reward), "components": {k: _num(v) for k, v in components.items()},
+            "reward": _num(reward), "components": {k: round(float(v), 6) for k, v in components.items()},
             "failure": failure, "verdicts": verdicts, "official_pass": official_pass,
             "exploit": exploit, "rules": list(rules), "stage": stage, "level": level, "days": days}
 
 
 def advantage_records(step: int, group: Sequence[Any], reward: Sequence[float], success: Sequence[bool],
-                      turn_lengths: Sequence[Sequence[int]], a_e: Sequence[float],
-                      a_s: Sequence[Sequence[float]]) -> list[dict[str, Any]]:
-    """One record per trajectory of an advantage batch: turns, turn lengths, A^E and the per-turn A^S."""
+                      turns: Sequence[int], turn_lengths: Sequence[int], a_e: Sequence[float],
+                      a_s: Sequence[float]) -> list[dict[str, Any]]:
+    """One record per trajectory of an advantage batch: ``turns`` (B,) per row; ``turn_lengths`` and ``a_s``
+    (A^S) flat over every turn, row after row, as the estimators give them; ``a_e`` (B,) A^E."""
+    counts = np.asarray(turns, dtype=np.int64).reshape(-1).tolist()
+    lengths = np.asarray(turn_lengths, dtype=np.int64).reshape(-1).tolist()
+    a_s_list, a_e_list, rewards = _nums(a_s), _nums(a_e), _nums(reward)
+    flags = np.asarray(success, dtype=bool).reshape(-1).tolist()
     out = []
     seen: dict[str, int] = {}
-    for i, lengths in enumerate(turn_lengths):
+    start = 0
+    for i, count in enumerate(counts):
         key = str(group[i])
         seen[key] = seen.get(key, -1) + 1
+        end = start + count
         out.append({"kind": "advantage", "step": int(step), "group": key, "trajectory": seen[key],
-                    "success": bool(success[i]), "reward": _num(reward[i]), "turns": len(lengths),
-                    "turn_lengths": [int(x) for x in lengths], "a_e": _num(a_e[i]),
-                    "a_s": [_num(x) for x in a_s[i]]})
+                    "success": flags[i], "reward": rewards[i], "turns": count, "turn_lengths": lengths[start:end],
+                    "a_e": a_e_list[i], "a_s": a_s_list[start:end]})
+        start = end
     return out
 
 
@@ -172,7 +192,8 @@ class VerdictLog:
 
     def _write(self, items: list) -> None:
         records = [r for item in items for r in (item() if callable(item) else (item,))]
-        data = "".join(json.dumps(r, separators=(",", ":"), default=str) + "\n" for r in records).encode()
+        encode = _ENCODER.encode
+        data = "".join(encode(r) + "\n" for r in records).encode()
         view = memoryview(data)
         while view:
             written = os.write(self._fd, view)
@@ -218,4 +239,4 @@ def parse_line(line: bytes) -> dict | None:
         row = json.loads(line)
     except ValueError:
         return None
-    return row if isinstance(row, dict) and row.get("kind") in ("header", "score", "advantage") else None
+    return row if isinstance(row, dict) and row.get("kind") in KINDS else None

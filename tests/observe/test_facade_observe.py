@@ -78,17 +78,38 @@ def test_the_verdict_log_gets_scores_and_advantages(tmp_path):
     shaper.close()
     headers, records, skipped = read_log(tmp_path)
     assert skipped == 0 and headers[0]["describe"]["mode"] == "strict"
-    score_rows = [r for r in records if r["kind"] == "score"]
-    assert [(r["step"], r["sample"], r["failure"]) for r in score_rows] == [
-        (7, 0, "pass"), (7, 1, "commonsense:is_valid_information_in_sandbox"), (7, 2, "no_answer"), (7, 3, "pass"),
-        (8, 0, "commonsense:is_valid_information_in_sandbox")]
-    assert score_rows[1]["exploit"] is True and score_rows[1]["rules"] == ["ignore_flight_date"]
-    assert score_rows[1]["verdicts"] == scores[1].verdicts and score_rows[2]["verdicts"] == "-" * 13
-    adv = [r for r in records if r["kind"] == "advantage"]
-    assert [(r["group"], r["trajectory"], r["turns"]) for r in adv] == [("a", 0, 2), ("a", 1, 2), ("b", 0, 2),
-                                                                         ("b", 1, 1)]
-    assert adv[0]["turn_lengths"] == [3, 3] and len(adv[0]["a_s"]) == 2
-    assert adv[0]["a_e"] > 0 > adv[1]["a_e"]  # the passing plan against the exploit in group a
+    # one process scored and estimated step 7: one record per sample with both halves
+    both = [r for r in records if r["kind"] == "sample"]
+    assert [(r["step"], r["sample"], r["failure"]) for r in both] == [
+        (7, 0, "pass"), (7, 1, "commonsense:is_valid_information_in_sandbox"), (7, 2, "no_answer"), (7, 3, "pass")]
+    assert both[1]["exploit"] is True and both[1]["rules"] == ["ignore_flight_date"]
+    assert both[1]["verdicts"] == scores[1].verdicts and both[2]["verdicts"] == "-" * 13
+    assert [(r["group"], r["trajectory"], r["turns"]) for r in both] == [("a", 0, 2), ("a", 1, 2), ("b", 0, 2),
+                                                                          ("b", 1, 1)]
+    assert both[0]["turn_lengths"] == [3, 3] and len(both[0]["a_s"]) == 2
+    assert both[0]["a_e"] > 0 > both[1]["a_e"]  # the passing plan against the exploit in group a
+    assert both[0]["level"] == "easy" and both[0]["days"] == 3
+    # step 8 was scored without advantages: a score record, written at close
+    assert [(r["kind"], r["step"]) for r in records if r["kind"] != "sample"] == [("score", 8)]
+
+
+def test_halves_that_do_not_match_are_logged_apart(tmp_path):
+    torch = pytest.importorskip("torch")
+    shaper = Shaper.from_mapping({**BASE, "log_dir": str(tmp_path)})
+    query = _query_record(SAMPLE_Q)
+    shaper.score_batch([_answer(sample()), "nothing"], [query] * 2, 0)
+    mask = torch.ones(2, 4)
+    shaper.advantages(torch.tensor([0.5, 0.0]), mask, ["a", "a"], 0)  # not the rewards just scored
+    shaper.score_batch(["nothing"], [query], 1)
+    shaper.score_batch(["nothing"], [query], 2)  # a new step writes step 1's held score
+    log = shaper._verdict_log().log
+    log.wait()
+    _, records, _ = read_log(tmp_path)
+    assert [(r["kind"], r["step"]) for r in records] == [("score", 0), ("score", 0), ("advantage", 0),
+                                                         ("advantage", 0), ("score", 1)]
+    assert log.flushed_step == 1
+    shaper.close()
+    assert [r["step"] for r in read_log(tmp_path)[1]][-1] == 2
 
 
 @pytest.fixture

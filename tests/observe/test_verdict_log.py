@@ -64,8 +64,8 @@ def test_records_carry_the_verdicts(database, tmp_path):
     with VerdictLog(tmp_path, meta={"mode": "strict"}) as log:
         log.add(score_record(3, 0, 0.25, {"schema": 1.0, "pass": 0.0}, "commonsense:x", code,
                              official_pass=True, exploit=True, rules=["substring_match"], stage="stage1"))
-        log.add_later(lambda: advantage_records(3, ["g", "g"], [1.0, 0.0], [True, False], [[5, 7], [9]],
-                                                [0.7, -0.7], [[0.1, -0.1], [0.0]]))
+        log.add_later(lambda: advantage_records(3, ["g", "g"], [1.0, 0.0], [True, False], [2, 1], [5, 7, 9],
+                                                [0.7, -0.7], [0.1, -0.1, float("nan")]))
         log.flush(3)
         assert log.wait(5) and log.flushed_step == 3
     headers, records, skipped = read_log(tmp_path)
@@ -73,6 +73,7 @@ def test_records_carry_the_verdicts(database, tmp_path):
     score, *adv = records
     assert score["verdicts"] == code and score["rules"] == ["substring_match"] and score["exploit"] is True
     assert [a["trajectory"] for a in adv] == [0, 1] and adv[0]["a_s"] == [0.1, -0.1] and adv[1]["turns"] == 1
+    assert adv[0]["turn_lengths"] == [5, 7] and adv[1]["a_s"] == [None]  # NaN is written as null
 
 
 def test_a_killed_writer_keeps_every_flushed_step(tmp_path):
