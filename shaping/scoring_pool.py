@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import signal
 import time
 from collections import deque
 from collections.abc import Callable, Sequence
@@ -27,6 +28,7 @@ _MISSING = object()
 
 def _serve(factory: Callable[[], Callable[..., Any]], conn: Connection) -> None:
     """A worker: build the scorer, say ready, then score one sample per message until told to stop."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C stops the trainer, which stops its workers
     try:
         score = factory()
     except BaseException as exc:  # noqa: BLE001 - a configuration error, reported by the parent
