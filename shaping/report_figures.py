@@ -77,8 +77,12 @@ def failure_groups(summary: LogSummary) -> Figure:
     _stages(ax, summary)
     ax.legend(fontsize=8)
     ax = axes[0][1]
-    for name, series in summary.failures().items():
-        if ":" not in name:  # pass, no_answer, schema, hard_not_run, error, timeout, crash
+    failures = summary.failures()
+    checks = [v for k, v in failures.items() if ":" in k or k == "hard_not_run"]
+    if checks:
+        _line(ax, steps, sum(checks), "failure:checks", "a check failed", marker=".", linewidth=2)
+    for name, series in failures.items():
+        if ":" not in name and name != "hard_not_run":  # pass, no_answer, schema, error, timeout, crash
             _line(ax, steps, series, f"failure:{name}", name, marker=".")
     ax.set(title="outcome categories", xlabel="step", ylabel="share of samples", ylim=(-0.02, 1.02))
     _stages(ax, summary)
