@@ -14,7 +14,7 @@ from typing import Any
 _NAMES = {
     "PlanshapeReward": "reward", "PlanPOMixin": "trainer", "PlanPOTrainer": "trainer", "planner_tools": "tools",
     "to_dataset": "data", "load_queries": "data", "check_trl": "check", "tiny_model": "tiny",
-    "tiny_tokenizer": "tiny",
+    "tiny_tokenizer": "tiny", "run_shaper": "config",
 }
 __all__ = sorted(_NAMES)
 

@@ -49,7 +49,7 @@ class PlanPOMixin:
         # Forwards the trainer's own constructor unchanged; the checks below need its resolved arguments.
         super().__init__(*args, **kwargs)
         self._planshape_column = planshape_column(self.reward_funcs)
-        self.shaper = trl_shaper(self.reward_funcs[self._planshape_column].shaper, self.args)
+        self.shaper = checked_shaper(self.reward_funcs[self._planshape_column].shaper, self.args)
         self._planshape_rewards: torch.Tensor | None = None
 
     def _calculate_rewards(self, inputs, prompts, completions, completion_ids_list):
@@ -105,7 +105,7 @@ def planshape_column(reward_funcs: list[Any]) -> int:
     return found[0]
 
 
-def trl_shaper(shaper: Shaper, args: Any) -> Shaper:
+def checked_shaper(shaper: Shaper, args: Any) -> Shaper:
     """The shaper the trainer estimates with: the reward's, checked against TRL's settings, and for GRPO set
     to TRL's normalisation where the config leaves it open."""
     config = shaper.config
