@@ -21,15 +21,15 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-import torch
-from trl import GRPOTrainer
-
-from planshape.shaping.bridge import ConfigError, Shaper
-
 from .check import check_trl
-from .reward import PlanshapeReward
 
-check_trl()
+check_trl()  # before anything of TRL is imported: a missing or unsupported TRL says what to install
+
+import torch  # noqa: E402
+from planshape.shaping.bridge import ConfigError, Shaper  # noqa: E402
+from trl import GRPOTrainer  # noqa: E402
+
+from .reward import PlanshapeReward  # noqa: E402
 
 logger = logging.getLogger(__name__)
 

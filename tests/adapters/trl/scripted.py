@@ -2,9 +2,9 @@
 
 A random model never writes a valid ``<tool_call>``. ``scripted(cls)`` makes a trainer class whose first turn
 is a fixed tool call per position in the group, and whose post-tool turn is a sample rollout's final answer
-(two passing, one failing, one without an answer; ``None`` leaves a turn to the model); everything else (tool execution, parsing, masks, rewards,
-advantages, loss) is the trainer's own code. ``recording(cls, name)`` keeps what a class layer returned and
-what the loss saw.
+(two passing, one failing, one without an answer; ``None`` would leave a turn to the model). Everything else
+(tool execution, parsing, masks, rewards, advantages, loss) is the trainer's own code. ``recording(cls, name)``
+keeps what a class layer returned and what the loss saw.
 """
 
 from __future__ import annotations
