@@ -38,7 +38,8 @@ def to_dataset(records: Sequence[Mapping[str, Any]], shaper: Shaper):
 
 
 def load_queries(path: str | Path, shaper: Shaper, limit: int | None = None):
-    """The dataset of a TravelPlanner CSV/JSONL file (validated by the facade), optionally its first rows."""
+    """The dataset of a TravelPlanner CSV/JSONL file (validated by the facade; ``"sample"``: the sample
+    world's queries), optionally its first ``limit`` rows."""
     records = shaper.read_queries(path)
     return to_dataset(records[:limit] if limit else records, shaper)
 

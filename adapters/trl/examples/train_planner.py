@@ -19,7 +19,6 @@ import json
 import os
 import sys
 from dataclasses import dataclass, field
-from importlib import resources
 from pathlib import Path
 
 TINY_DEFAULTS = [  # put before the user's flags, so any of them can still be overridden
@@ -59,11 +58,6 @@ def parse(argv: list[str]):
     return parser.parse_args_and_config(args=argv)
 
 
-def sample_queries() -> Path:
-    """The bundled sample world's queries (the database ``"sample"`` they are planned against)."""
-    return Path(str(resources.files("planshape.validators.travelplanner") / "sample_world" / "queries.jsonl"))
-
-
 def main(argv: list[str] | None = None) -> int:
     args, training_args, model_args = parse(sys.argv[1:] if argv is None else argv)
 
@@ -72,7 +66,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.shaping is None and not args.tiny:
         raise SystemExit("--shaping is required: a planshape config file (see adapters/trl/examples/shaping.yaml)")
     shaper = run_shaper(args.shaping or {"database": "sample"}, training_args.max_steps)
-    train_file = args.train_file or (sample_queries() if args.tiny else None)
+    train_file = args.train_file or ("sample" if args.tiny else None)  # the sample world's queries
     if train_file is None:
         raise SystemExit("--train_file is required: TravelPlanner queries (HF CSV/JSONL)")
     dataset = load_queries(train_file, shaper, args.limit)
