@@ -115,11 +115,15 @@ def checked_shaper(shaper: Shaper, args: Any) -> Shaper:
     if config.estimator == "grpo":
         if args.scale_rewards not in ("group", "none"):
             raise ConfigError(f"scale_rewards={args.scale_rewards!r}: estimator 'grpo' normalises within each "
-                              "group; use scale_rewards='group' (or 'none' with norm_by_std: false)")
+                              "group; use scale_rewards='group' (or 'none': no division by the std)")
         options = {"eps": TRL_GRPO_EPS, "norm_by_std": args.scale_rewards == "group",
                    **config.estimator_options}
-        shaper = Shaper(config.model_copy(update={"estimator_options": options}))
-    elif args.loss_type in SIGN_GATED_LOSSES or args.off_policy_mask_threshold is not None:
+        shaper = Shaper.from_mapping({**config.model_dump(), "estimator_options": options})  # re-validated
+    elif args.scale_rewards != "group":
+        logger.warning("scale_rewards=%r is not used by estimator %r: it normalises with its own options "
+                       "(estimator_options.norm)", args.scale_rewards, config.estimator)
+    if config.estimator != "grpo" and (args.loss_type in SIGN_GATED_LOSSES
+                                       or args.off_policy_mask_threshold is not None):
         logger.warning("loss_type=%s / off_policy_mask_threshold=%s gate on the sign of the advantage; with "
                        "per-token advantages that gate acts per token", args.loss_type,
                        args.off_policy_mask_threshold)
