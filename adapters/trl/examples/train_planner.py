@@ -7,6 +7,12 @@
     accelerate launch --config_file adapters/trl/examples/accelerate_8gpu.yaml \\
         adapters/trl/examples/train_planner.py --config adapters/trl/examples/grpo_planner.yaml
 
+    # two nodes x 8 GPUs: run on each node, NODE_RANK 0 and 1, MASTER_ADDR = node 0's address
+    accelerate launch --config_file adapters/trl/examples/accelerate_8gpu.yaml --num_machines 2 \\
+        --num_processes 16 --machine_rank $NODE_RANK --main_process_ip $MASTER_ADDR --main_process_port 29500 \\
+        adapters/trl/examples/train_planner.py --config adapters/trl/examples/grpo_planner.yaml \\
+        --per_device_train_batch_size 8
+
 Every ``GRPOConfig`` and ``ModelConfig`` flag works as in TRL's own ``trl/scripts/grpo.py``; the planshape
 settings (database, schedule, estimator, α) live in the file given by ``--shaping``. ``--tiny`` only swaps the
 model, the tokenizer and the data; the reward, tools, trainer and metrics are the ones of a real run. The run's

@@ -61,3 +61,10 @@ def test_cli_prepare_data_and_check(tmp_path, shared_dir, capsys):
     assert args.func(args) == 0
     report = json.loads(capsys.readouterr().out.split("\n", 1)[1])
     assert report["trl"].startswith("1.16.") and report["shaping"]["estimator"] == "grpo"
+
+
+def test_planshape_command_lists_the_trl_group():
+    from planshape.shaping.cli import build_parser
+
+    args = build_parser().parse_args(["trl", "prepare-data", "--input", "a.csv", "--output", "b.jsonl"])
+    assert args.func.__module__ == "planshape.adapters.trl.cli"
