@@ -304,8 +304,9 @@ class Shaper:
 
     @staticmethod
     def read_queries(path: str | Path) -> list[dict[str, Any]]:
-        """TravelPlanner records (HF CSV/JSONL/JSON); a row that is not a valid query fails with its number."""
-        records = read_records(path)
+        """TravelPlanner records (HF CSV/JSONL/JSON); a row that is not a valid query fails with its number.
+        ``"sample"``: the bundled sample world's queries (planned against ``database: sample``)."""
+        records = read_records(sample.sample_queries() if str(path) == SAMPLE else path)
         for number, record in enumerate(records, start=1):
             try:
                 Query.from_record(record)
