@@ -15,8 +15,8 @@ first batch is step 0 (VERL ``global_steps - 1``, TRL ``trainer_state.global_ste
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
-from functools import cached_property
+from dataclasses import dataclass, field, replace
+from functools import cached_property, partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -27,15 +27,20 @@ from planshape.validators.travelplanner.store import open_store
 from planshape.validators.travelplanner.tools import TOOL_SCHEMAS, ToolBox
 
 from . import plugins
+from .budget import Failed, run_with_budget, score_all
 from .components import COMPONENTS, PASSED, failure_categories
 from .config import SAMPLE, ConfigError, ShapingConfig, takes_alpha
 from .hookspecs import hookimpl
+from .monitor import MONITOR_METRICS, NOT_CHECKED, Watch
 from .reward import RewardResult, Scorer
+from .sample_log import SampleLog
+from .verdict_log import CHECK_KEYS, NOT_RUN, verdict_code
 
 if TYPE_CHECKING:
     import torch
 
     from .advantages import Advantages
+    from .scoring_pool import ScoringPool
 
 PREFIX = "planshape/"
 ADVANTAGE_STATS = ("alpha", "adv_e_mean", "adv_e_std", "adv_s_mean", "adv_s_std", "turns_mean", "turns_max",
@@ -56,6 +61,20 @@ class SampleScore:
     step: int
     components: dict[str, float]
     categories: tuple[str, ...] = field(repr=False, default=())
+    verdicts: str = field(repr=False, default=NOT_RUN * len(CHECK_KEYS))  # the 13 official verdicts, p/f/n/-
+    watch: Watch | None = field(repr=False, default=None)  # the reward-hacking monitor's view (config.monitor)
+    level: str = field(repr=False, default="")  # the query's level and trip length (for the report's breakdown)
+    days: int = field(repr=False, default=0)
+
+    @property
+    def official_pass(self) -> bool | None:
+        """Would the official evaluator pass this plan? (None when the monitor is off.)"""
+        return None if self.watch is None else self.watch.official_pass
+
+    @property
+    def exploit(self) -> bool | None:
+        """Passes the official evaluator but fails the reward's strict rules (None when the monitor is off)."""
+        return None if self.watch is None else self.watch.exploit
 
     def metrics(self) -> dict[str, float]:
         """Every metric name of ``Shaper.metric_names``, always all of them (trainers stack them per key)."""
@@ -63,6 +82,8 @@ class SampleScore:
         out.update({f"{PREFIX}{k}": float(self.components.get(k, 0.0)) for k in COMPONENTS})
         counted = self.failure or PASSED
         out.update({f"{PREFIX}failure/{c}": float(c == counted) for c in self.categories})
+        if self.watch is not None:
+            out.update({f"{PREFIX}{k}": v for k, v in self.watch.metrics().items()})
         return out
 
 
@@ -92,8 +113,11 @@ class Shaper:
         self.categories = failure_categories([c.key for c in commonsense], [c.key for c in hard])
         self.metric_names: tuple[str, ...] = (
             f"{PREFIX}reward", f"{PREFIX}success", *(f"{PREFIX}{k}" for k in COMPONENTS),
-            *(f"{PREFIX}failure/{c}" for c in self.categories))
+            *(f"{PREFIX}failure/{c}" for c in self.categories),
+            *((f"{PREFIX}{k}" for k in MONITOR_METRICS) if config.monitor else ()))
         self.advantage_metric_names: tuple[str, ...] = tuple(f"{PREFIX}{k}" for k in ADVANTAGE_STATS)
+        self._log: SampleLog | None = None
+        self._pool: ScoringPool | None = None
 
     @classmethod
     def from_mapping(cls, source: Any) -> Shaper:
@@ -109,7 +133,7 @@ class Shaper:
     @cached_property
     def scorer(self) -> Scorer:
         return Scorer(open_store(str(self.database_path), self.config.backend), self.config.mode, self.schedule,
-                      self.config.component_weights, self.config.answer.max_chars)
+                      self.config.component_weights, self.config.answer.max_chars, monitor=self.config.monitor)
 
     def tools(self) -> ToolBox:
         """The seven agent tools over the sandbox (one store per process, shared with scoring)."""
@@ -123,22 +147,86 @@ class Shaper:
     # --- rewards -------------------------------------------------------------------------------------------
 
     def score(self, text: Any, query: Query | Mapping[str, Any] | str, step: int) -> SampleScore:
-        """Score one model output (the final answer or the whole transcript: the last answer block counts)."""
-        return self._wrap(self.scorer.score(text, _query(query), _step(step)))
+        """Score one model output (the final answer or the whole transcript: the last answer block counts).
+
+        Past ``config.sample_budget_s`` the sample gets reward 0 and failure ``timeout``."""
+        step = _step(step)
+        query = _query(query)
+        scored = self._finish(run_with_budget(self._score_now, (text, query, step), self.config.sample_budget_s),
+                              step, query)
+        self._log_scores(step, [scored])
+        return scored
 
     def score_batch(self, texts: Sequence[Any], queries: Sequence[Query | Mapping[str, Any] | str],
                     step: int) -> list[SampleScore]:
-        """One ``SampleScore`` per output, in order."""
+        """One ``SampleScore`` per output, in order, always: a sample past its budget (``timeout``) or whose
+        scoring process died (``crash``, with ``config.workers`` > 0) gets reward 0; the others are unaffected."""
         if len(texts) != len(queries):
             raise ValueError(f"{len(texts)} outputs but {len(queries)} queries")
         step = _step(step)
-        return [self._wrap(self.scorer.score(t, _query(q), step)) for t, q in zip(texts, queries, strict=True)]
+        items = [(t, _query(q), step) for t, q in zip(texts, queries, strict=True)]
+        if self.config.workers > 0:
+            raw = self.pool.map(items)
+        else:
+            raw = score_all(self._score_now, items, self.config.sample_budget_s)
+        scores = [self._finish(r, step, item[1]) for r, item in zip(raw, items, strict=True)]
+        self._log_scores(step, scores)
+        return scores
+
+    def _score_now(self, text: Any, query: Query | Mapping[str, Any], step: int) -> SampleScore:
+        query = query if isinstance(query, Query) else Query.from_record(query)
+        return replace(self._wrap(self.scorer.score(text, query, step)), level=query.level or "", days=query.days)
+
+    def _finish(self, outcome: SampleScore | Failed, step: int, query: Query | Mapping[str, Any]) -> SampleScore:
+        """A score, or the zero score of a sample that timed out or whose scoring process died."""
+        if not isinstance(outcome, Failed):
+            return outcome
+        query = query if isinstance(query, Query) else Query.from_record(query)
+        return SampleScore(0.0, False, outcome.kind, outcome.reason, self.schedule.stage(step).name, step,
+                           dict.fromkeys(COMPONENTS, 0.0), self.categories,
+                           watch=NOT_CHECKED if self.config.monitor else None, level=query.level or "",
+                           days=query.days)
 
     def _wrap(self, scored: RewardResult) -> SampleScore:
         success = (scored.components.get("pass", 0.0) == 1.0 if self.config.success.by == "pass"
                    else scored.reward >= self.config.success.threshold)
+        watch = (scored.watch or NOT_CHECKED) if self.config.monitor else None
         return SampleScore(scored.reward, bool(success), scored.failure, scored.reason, scored.stage, scored.step,
-                           scored.components, self.categories)
+                           scored.components, self.categories, verdict_code(scored.result), watch)
+
+    # --- the process pool and the verdict log (built on first use, once per process) ----------------------
+
+    @property
+    def pool(self) -> ScoringPool:
+        """The scoring processes of ``config.workers`` (each builds this config's scorer once)."""
+        if self._pool is None:
+            from .scoring_pool import ScoringPool
+
+            worker = self.config.model_copy(update={"workers": 0, "log_dir": None, "sample_budget_s": None})
+            self._pool = ScoringPool(partial(_pool_scorer, worker.model_dump()), self.config.workers,
+                                     self.config.sample_budget_s)
+        return self._pool
+
+    def _verdict_log(self) -> SampleLog | None:
+        if self.config.log_dir is None:
+            return None
+        if self._log is None:
+            self._log = SampleLog(self.config.log_dir, meta={"describe": self.describe()})
+        return self._log
+
+    def _log_scores(self, step: int, scores: list[SampleScore]) -> None:
+        log = self._verdict_log()
+        if log is not None:
+            log.scores(step, scores)
+
+    def close(self) -> None:
+        """Stop the scoring processes and write out the verdict log (also done at interpreter exit)."""
+        if self._pool is not None:
+            self._pool.close()
+            self._pool = None
+        if self._log is not None:
+            self._log.close()
+            self._log = None
 
     def max_reward(self, step: int) -> float:
         """The largest reward a sample can get at ``step``: every weighted component at 1, the gate open."""
@@ -178,6 +266,10 @@ class Shaper:
         spans = turn_spans(mask)
         tokens, result = token_advantages(reward, mask, index, self.estimator, success=flags, spans=spans, **options)
         turns, lengths = spans.numpy()
+        log = self._verdict_log()
+        if log is not None:
+            groups = index.tolist() if hasattr(index, "tolist") else list(index)
+            log.advantages(step, groups, reward, flags, turns, lengths, result.trajectory, result.turn)
         return TokenAdvantages(tokens, self._stats(result, turns, lengths, flags, index), result.trajectory,
                                result.per_turn, result.turn, turns, lengths, flags)
 
@@ -212,8 +304,9 @@ class Shaper:
 
     @staticmethod
     def read_queries(path: str | Path) -> list[dict[str, Any]]:
-        """TravelPlanner records (HF CSV/JSONL/JSON); a row that is not a valid query fails with its number."""
-        records = read_records(path)
+        """TravelPlanner records (HF CSV/JSONL/JSON); a row that is not a valid query fails with its number.
+        ``"sample"``: the bundled sample world's queries (planned against ``database: sample``)."""
+        records = read_records(sample.sample_queries() if str(path) == SAMPLE else path)
         for number, record in enumerate(records, start=1):
             try:
                 Query.from_record(record)
@@ -238,6 +331,8 @@ class Shaper:
             "success": self.config.success.model_dump(exclude_none=True),
             "step_convention": "optimizer steps completed, from 0",
             "prompt_version": self.prompt_version,
+            "monitor": self.config.monitor, "log_dir": self.config.log_dir,
+            "sample_budget_s": self.config.sample_budget_s, "workers": self.config.workers,
         }
 
 
@@ -260,3 +355,8 @@ def _query(query: Query | Mapping[str, Any] | str) -> Query | Mapping[str, Any]:
         raise ValueError(f"a query is a TravelPlanner record (mapping), its JSON text or a Query, "
                          f"got {type(query).__name__}")
     return query
+
+
+def _pool_scorer(config: dict[str, Any]):
+    """A pool worker's scorer: this config's ``Shaper``, built once in the worker process."""
+    return Shaper(ShapingConfig.model_validate(config))._score_now

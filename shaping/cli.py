@@ -12,6 +12,8 @@ from pathlib import Path
 
 from rich.console import Console
 
+from .report_cli import add_plots_argument, add_report_parser
+
 ADAPTERS = ("verl", "trl", "openrlhf")  # each may add a command group through planshape.adapters.<name>.cli
 
 
@@ -48,6 +50,11 @@ def _evaluate(args: argparse.Namespace) -> int:
                           progress=not args.no_progress)
     print_report(report, console)
     _write_json(args, report, console)
+    if args.plots:
+        from .report_cli import write_submission_plots
+
+        written = write_submission_plots(report, args.plots)
+        console.print(f"figures written to {args.plots}: {', '.join(p.name for p in written.values())}")
     return 0
 
 
@@ -189,6 +196,7 @@ def build_parser() -> argparse.ArgumentParser:
                     help="use upstream's fixed hard-micro denominator for this split")
     ev.add_argument("--json", metavar="REPORT", help="write the full report (every verdict) as JSON")
     ev.add_argument("--no-progress", action="store_true", help="no progress bar")
+    add_plots_argument(ev)
     ev.set_defaults(func=_evaluate)
 
     sr = sub.add_parser("score", help="rewards and advantages for a rollouts file (JSONL)")
@@ -232,6 +240,7 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("file")
     check.set_defaults(func=_config_check)
 
+    add_report_parser(sub)
     _add_adapter_commands(sub)
     return parser
 

@@ -86,6 +86,18 @@ class ShapingConfig(_Section):
     success: Success = Success()
     answer: Answer = Answer()
     tools: Tools = Tools()
+    # Observability and stall-proof scoring (docs/observe.md)
+    monitor: bool = True
+    log_dir: str | None = None
+    sample_budget_s: float | None = Field(default=10.0, gt=0, allow_inf_nan=False)
+    workers: int = Field(default=0, ge=0)
+
+    @field_validator("log_dir")
+    @classmethod
+    def _log_dir(cls, value: str | None) -> str | None:
+        if value is not None and Path(value).expanduser().exists() and not Path(value).expanduser().is_dir():
+            raise ValueError(f"{value!r} exists and is not a directory; give a directory for the verdict log")
+        return None if value is None else str(Path(value).expanduser())
 
     @field_validator("database")
     @classmethod

@@ -27,6 +27,7 @@ from planshape.validators.travelplanner.store import open_store
 
 from . import plugins
 from .components import COMPONENTS, ERROR, NO_ANSWER, PASSED, SCHEMA, first_failure
+from .monitor import Monitor, Watch
 from .schedules import Schedule, schedule_from_config
 
 
@@ -41,6 +42,7 @@ class RewardResult:
     failure: str = ""
     reason: str = ""
     result: PlanResult | None = field(default=None, repr=False)
+    watch: Watch | None = field(default=None, repr=False)  # the reward-hacking monitor's view (when it runs)
 
     def metrics(self) -> dict[str, float]:
         """The numbers to log, under the same names in every trainer."""
@@ -54,7 +56,8 @@ class Scorer:
     """
 
     def __init__(self, store: SandboxStore, mode: str | Mode = "strict", schedule: Any = "stage1",
-                 component_weights: Mapping[str, float] | None = None, max_answer_chars: int = MAX_ANSWER_CHARS):
+                 component_weights: Mapping[str, float] | None = None, max_answer_chars: int = MAX_ANSWER_CHARS,
+                 monitor: bool = False):
         self.store = store
         self.mode: Mode = get_mode(mode)
         self.schedule: Schedule = schedule_from_config(schedule, plugins.schedules())
@@ -62,6 +65,7 @@ class Scorer:
         self.max_answer_chars = max_answer_chars
         self.commonsense, self.hard = plugins.checks()
         self.no_answer_reason = _no_answer_reason()
+        self.monitor = Monitor(self.mode, self.commonsense, self.hard) if monitor else None
 
     def _zero(self, step: int, failure: str, reason: str) -> RewardResult:
         zeros = {k: 0.0 for k in COMPONENTS}
@@ -78,14 +82,17 @@ class Scorer:
             gated = gate(answer, self.max_answer_chars)
             if not gated.ok:
                 return self._zero(step, SCHEMA, gated.reason)
-            result = check_plan(gated.plan, query, self.store, self.mode, self.commonsense, self.hard)
+            if self.monitor is None:
+                result, watch = check_plan(gated.plan, query, self.store, self.mode, self.commonsense, self.hard), None
+            else:
+                result, watch = self.monitor.check(gated.plan, query, self.store)
             components = {"schema": 1.0, **plugins.reward_components(result, query)}
         except Exception as exc:  # noqa: BLE001 - a plugin or checker failing on model output must not crash training
             return self._zero(step, ERROR, f"{type(exc).__name__}: {exc}"[:300])
         weights = {**self.component_weights, **self.schedule.weights(step)}
         reward = components["schema"] * sum(w * components.get(k, 0.0) for k, w in weights.items())
         failure, reason = first_failure(result)
-        return RewardResult(reward, components, step, self.schedule.stage(step).name, failure, reason, result)
+        return RewardResult(reward, components, step, self.schedule.stage(step).name, failure, reason, result, watch)
 
     def success(self, scored: RewardResult) -> bool:
         """PlanPO's default success predicate for TravelPlanner: the final pass."""

@@ -158,6 +158,8 @@ def test_tools_prompt_and_queries(shaper, tmp_path):
     bad.write_text(json.dumps(ROWS[0]["query"]) + "\n" + json.dumps({"org": "A"}) + "\n")
     with pytest.raises(ValueError, match="row 2"):
         shaper.read_queries(bad)
+    sample_queries = shaper.read_queries("sample")  # the queries of database "sample", for smoke runs
+    assert len(sample_queries) == 8 and sample_queries[0] == ROWS[0]["query"]
 
 
 def test_describe_says_what_will_run(shaper):
