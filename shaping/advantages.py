@@ -99,7 +99,7 @@ def segment_normalise(x: np.ndarray, segment: np.ndarray, member: np.ndarray, n_
     return dev
 
 
-def grpo(rollouts: Rollouts, norm_by_std: bool = True, eps: float = 1e-6, **_: Any) -> Advantages:
+def grpo(rollouts: Rollouts, norm_by_std: bool = True, eps: float = 1e-6) -> Advantages:
     """Group-normalised outcome, the reference estimator; identical to VERL's ``compute_grpo_outcome_advantage``
     (unbiased std, and a group of one keeps its raw reward: mean 0, std 1)."""
     inputs.positive_finite("eps", eps)
@@ -124,7 +124,6 @@ def planpo(
     eps: float = 1e-6,
     failure_credit: str = "none",
     turn_cap: int | None = None,
-    **_: Any,
 ) -> Advantages:
     """PlanPO: A = A^E + α·A^S (Eq. 2-7).
 
@@ -186,6 +185,9 @@ def planpo(
         successes = np.bincount(g, weights=ok.astype(np.float64), minlength=n_groups)
         a_s[successes[segment] < 2] = 0.0
     return Advantages(a_e, a_s, a_e[owner] + alpha * a_s, float(alpha))
+
+
+grpo.uses_success = False  # type: ignore[attr-defined]  # config checks skip the success predicate for it
 
 
 def _index_segments(rollouts: Rollouts) -> tuple[np.ndarray, int]:

@@ -1,0 +1,184 @@
+"""``planshape verl check``: compose the run's config with VERL's own Hydra config and say what will run.
+
+Catches before any GPU hour is spent: a VERL outside 0.9.x, the plugin entry point not installed or excluded
+by ``VERL_USE_EXTERNAL_PLUGINS``, a missing or invalid planshape block, a reward path that would score with
+other settings than the estimator's success test, a staged schedule that no step would reach, and a tool
+YAML that VERL's loader cannot build or that truncates tool responses below planshape's own limit.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+from .version import check_version
+
+ENTRY_POINT = "planshape.adapters.verl.register"
+REWARD_MODULE = "pkg://planshape.adapters.verl.reward"
+
+
+@dataclass
+class Report:
+    """What will run (``lines``), what looks wrong but may be intended (``warnings``), what must be fixed."""
+
+    lines: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+
+
+def compose(overrides: list[str]) -> Any:
+    """VERL's ``ppo_trainer`` config with the overrides, composed the way ``verl.trainer.main_ppo`` does."""
+    import verl.trainer
+    from hydra import compose as hydra_compose
+    from hydra import initialize_config_dir
+    from hydra.errors import HydraException
+    from omegaconf.errors import OmegaConfBaseException
+
+    config_dir = str(Path(verl.trainer.__file__).parent / "config")
+    try:
+        with initialize_config_dir(config_dir=config_dir, version_base=None):
+            return hydra_compose("ppo_trainer", overrides=list(overrides))
+    except (HydraException, OmegaConfBaseException) as exc:
+        raise ValueError(f"the overrides do not compose with VERL's config: {exc}".splitlines()[0]) from None
+
+
+def _entry_point(report: Report) -> None:
+    eps = [ep for ep in metadata.entry_points(group="verl.plugins") if ep.value == ENTRY_POINT]
+    if not eps:
+        report.errors.append(f"no 'verl.plugins' entry point for {ENTRY_POINT} in this environment: reinstall "
+                             "planshape here (pip install planshape / pip install -e .), in the interpreter the "
+                             "Ray workers use")
+        return
+    policy = os.getenv("VERL_USE_EXTERNAL_PLUGINS", "auto").strip().lower()
+    allowed = policy == "auto" or eps[0].name in {p.strip() for p in policy.split(",")}
+    if not allowed:
+        report.errors.append(f"VERL_USE_EXTERNAL_PLUGINS={policy!r} keeps VERL from loading the planshape plugin; "
+                             f"unset it or add '{eps[0].name}'")
+    from .register import registered
+
+    for what, ok in registered().items():
+        if not ok:
+            report.errors.append(f"{what} is not registered after `import verl`: set VERL_LOGGING_LEVEL=DEBUG "
+                                 "and import verl to see the plugin's import error")
+
+
+def _describe(shaper: Any, report: Report) -> dict:
+    info = shaper.describe()
+    for key, value in info.items():
+        report.lines.append(f"planshape {key}: {value}")
+    return info
+
+
+def _stages(shaper: Any) -> int:
+    return len(shaper.describe()["stages"])
+
+
+def _reward(cfg: Any, report: Report, estimator_config: Any) -> None:
+    from .settings import shaper_for, shaping_config, trainer_block
+
+    manager = cfg.reward.reward_manager
+    custom = cfg.reward.custom_reward_function
+    ours = custom.get("path") in (REWARD_MODULE, REWARD_MODULE.replace("pkg://", ""))
+    if manager.get("source") == "register" and manager.name == "planshape":
+        block = trainer_block(cfg)
+        shaping_config(block)
+        report.lines.append("reward: the planshape manager, settings from algorithm.planpo, step from global_steps")
+        if custom.get("path"):
+            report.warnings.append(f"reward.custom_reward_function.path={custom.path} is not used by the planshape "
+                                   "reward manager (it scores with algorithm.planpo)")
+        if _stages(shaper_for(block)) > 1 and not cfg.trainer.get("use_v1", True):
+            report.errors.append("a staged schedule needs the training step in the reward, which VERL 0.9 provides "
+                                 "only in the V1 trainer: set trainer.use_v1=true or use a one-stage schedule")
+        return
+    if ours:
+        kwargs = custom.get("reward_kwargs") or {}
+        block = kwargs.get("planshape")
+        if block is None:
+            report.errors.append("compute_score needs +reward.custom_reward_function.reward_kwargs.planshape.* "
+                                 "settings (or use reward.reward_manager.name=planshape)")
+            return
+        reward_config = shaping_config(block)
+        if custom.get("name") != "compute_score":
+            report.errors.append(f"reward.custom_reward_function.name={custom.get('name')}: the planshape function is "
+                                 "compute_score")
+        if manager.name not in ("naive",):
+            report.warnings.append(f"reward manager {manager.name!r}: only 'naive' passes num_turns and tool fields")
+        if _stages(shaper_for(block)) > 1:
+            if kwargs.get("step") is None:
+                report.errors.append("a staged schedule with compute_score under the naive manager would get no "
+                                     "step: use reward.reward_manager.name=planshape")
+            else:
+                report.warnings.append(f"reward_kwargs.step={kwargs.get('step')} fixes the reward at one stage of a "
+                                       "staged schedule for the whole run; reward.reward_manager.name=planshape "
+                                       "follows the training step")
+        judged = ("schedule", "component_weights", "success", "mode")  # what PlanPO's success test depends on
+        if estimator_config is not None and any(getattr(reward_config, k) != getattr(estimator_config, k)
+                                                for k in judged):
+            report.errors.append("the reward's planshape settings (reward_kwargs.planshape) differ from "
+                                 "algorithm.planpo: PlanPO would judge success under another schedule; use "
+                                 "reward.reward_manager.name=planshape to keep one block")
+        report.lines.append(f"reward: compute_score from {custom.path} under the {manager.name} manager")
+        return
+    report.warnings.append("the reward is not planshape's (neither reward.reward_manager.name=planshape nor "
+                           f"reward.custom_reward_function.path={REWARD_MODULE})")
+
+
+def _tools(cfg: Any, report: Report, max_chars: int | None) -> None:
+    multi_turn = cfg.actor_rollout_ref.rollout.multi_turn
+    path = multi_turn.get("tool_config_path")
+    if not path:
+        report.warnings.append("no tool config (actor_rollout_ref.rollout.multi_turn.tool_config_path): the model "
+                               "gets no TravelPlanner tools")
+        return
+    from verl.tools.tool_registry import load_all_tools
+
+    try:
+        tools = load_all_tools(path, multi_turn.get("function_tool_path"))
+    except Exception as exc:  # noqa: BLE001 - any loader failure is reported as the user's config problem
+        report.errors.append(f"VERL's tool loader cannot build {path}: {type(exc).__name__}: {exc}")
+        return
+    report.lines.append(f"tools ({path}): {', '.join(t.name for t in tools)}")
+    limit = multi_turn.get("max_tool_response_length")
+    if max_chars is not None and limit is not None and limit < max_chars:
+        report.warnings.append(f"actor_rollout_ref.rollout.multi_turn.max_tool_response_length={limit} cuts tool "
+                               f"responses below planshape's {max_chars} characters (Planner-R1 used 8192)")
+    if cfg.actor_rollout_ref.rollout.agent.get("default_agent_loop") != "tool_agent":
+        report.warnings.append("actor_rollout_ref.rollout.agent.default_agent_loop is not tool_agent (rows prepared "
+                               "by planshape name it per row, so this is fine for them)")
+
+
+def check(overrides: list[str]) -> Report:
+    """Everything ``planshape verl check`` verifies; raises ValueError only when the config cannot compose."""
+    from planshape.shaping.bridge import ConfigError
+
+    report = Report()
+    report.lines.append(f"verl {check_version()}")
+    import verl  # noqa: F401 - loads the verl.plugins entry points, as every Ray process does
+
+    _entry_point(report)
+    cfg = compose(overrides)
+    from .settings import shaper_for, shaping_config, trainer_block
+
+    estimator = cfg.algorithm.adv_estimator
+    report.lines.append(f"advantage estimator: {estimator}")
+    estimator_config = None
+    try:
+        if cfg.algorithm.get("planpo") is not None or estimator == "planpo":
+            estimator_config = shaping_config(trainer_block(cfg))
+            _describe(shaper_for(trainer_block(cfg)), report)
+            if estimator_config.database == "sample":
+                report.warnings.append("algorithm.planpo.database=sample: rewards and tools use the bundled sample "
+                                       "world, not TravelPlanner's database")
+        _reward(cfg, report, estimator_config)
+        tool_config = estimator_config
+        _tools(cfg, report, tool_config.tools.max_chars if tool_config is not None else None)
+    except ConfigError as exc:
+        lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
+        report.errors.append("planshape settings: " + " ".join(lines[:1]) + " " + "; ".join(lines[1:]))
+    if estimator == "planpo" and cfg.algorithm.get("use_kl_in_reward"):
+        report.warnings.append("algorithm.use_kl_in_reward=true: the KL penalty changes the scores PlanPO reads "
+                               "success from; Planner-R1 used no KL")
+    return report

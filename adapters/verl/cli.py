@@ -1,0 +1,79 @@
+"""``planshape verl ...``: prepare the parquet data and check a run's config. VERL is imported only when a
+command runs, so the core CLI can build its parser without it."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+
+def _prepare(args: argparse.Namespace) -> int:
+    from .data import prepare
+    from .settings import shaper_for
+
+    # The rows depend on no setting but the prompt; GRPO needs no α horizon, so this block is complete.
+    shaper = shaper_for({"database": args.database, "estimator": "grpo"})
+    try:
+        import pandas  # noqa: F401
+        import pyarrow  # noqa: F401
+    except ImportError as exc:
+        raise ValueError(f"prepare-data writes parquet with pandas and pyarrow ({exc}); both come with verl: "
+                         "pip install 'verl[verl-core]==0.9.1'") from None
+    written = prepare(shaper, args.queries, args.output, args.val_size, args.seed)
+    for split, info in written.items():
+        print(f"{split}: {info['rows']} rows -> {info['path']}")
+    return 0
+
+
+def _check(args: argparse.Namespace) -> int:
+    from .check import check
+    from .version import UnsupportedVerlError
+
+    try:
+        report = check(args.overrides)
+    except UnsupportedVerlError as exc:  # a user error: one line, exit 2, like the other commands
+        raise ValueError(str(exc)) from None
+    for line in report.lines:
+        print(line)
+    for warning in report.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
+    if report.errors:
+        raise ValueError("; ".join(report.errors))
+    print("ok: the config composes and planshape is set up")
+    return 0
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    """Add the ``verl`` command group to the core CLI's subparsers."""
+    verl = subparsers.add_parser("verl", help="VERL adapter: prepare data, check a run's config")
+    sub = verl.add_subparsers(dest="verl_command", required=True)
+
+    prep = sub.add_parser("prepare-data", help="TravelPlanner queries (HF CSV/JSONL) -> train/val parquet")
+    prep.add_argument("queries", nargs="+", help="query files, merged (e.g. train.csv validation.csv)")
+    prep.add_argument("-o", "--output", required=True, help="directory for train.parquet and val.parquet")
+    prep.add_argument("--val-size", type=int, default=45, help="validation rows, stratified by level (default 45)")
+    prep.add_argument("--seed", type=int, default=0)
+    prep.add_argument("--database", default="sample",
+                      help="database for the prompt's settings (default: the bundled sample world; rows do "
+                           "not depend on it)")
+    prep.set_defaults(func=_prepare)
+
+    chk = sub.add_parser("check", help="compose a run's overrides with VERL's Hydra config and validate them")
+    chk.add_argument("overrides", nargs="*", help="the Hydra overrides of the run (as given to main_ppo)")
+    chk.set_defaults(func=_check)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m planshape.adapters.verl.cli ...``: the same commands without the core CLI."""
+    parser = argparse.ArgumentParser(prog="planshape")
+    add_parser(parser.add_subparsers(dest="command", required=True))
+    args = parser.parse_args(argv)
+    try:
+        return args.func(args)
+    except (ValueError, OSError) as exc:
+        print(f"planshape verl {args.verl_command}: error: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

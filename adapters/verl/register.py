@@ -1,0 +1,53 @@
+"""VERL plugin module: importing it registers planshape with VERL (the ``verl.plugins`` entry point).
+
+``import verl`` loads every ``verl.plugins`` entry point in every process (trainer driver, reward-loop and
+agent-loop workers), but only imports it, and swallows its errors at DEBUG level. So the registrations happen
+here at import time, are idempotent (same objects every time; a second import is a no-op), and an import
+failure is logged at ERROR with what to do before VERL hides it.
+
+Registered: the ``planpo`` advantage estimator and the ``planshape`` reward-loop manager. The tools need no
+registration: VERL's tool loader imports the classes the tool YAML names.
+"""
+
+from __future__ import annotations
+
+import logging
+
+logger = logging.getLogger(__name__)
+
+
+def register() -> None:
+    """Register the estimator and the reward manager with VERL (idempotent)."""
+    from verl.experimental.reward_loop.reward_manager import registry
+    from verl.trainer.ppo import core_algos
+
+    from .advantages import NAME, compute_planpo_advantage
+    from .reward import MANAGER_NAME, PlanshapeRewardManager
+
+    if core_algos.ADV_ESTIMATOR_REGISTRY.get(NAME) is not compute_planpo_advantage:
+        core_algos.register_adv_est(NAME)(compute_planpo_advantage)
+    if registry.REWARD_MANAGER.get(MANAGER_NAME) is not PlanshapeRewardManager:
+        registry.register(MANAGER_NAME)(PlanshapeRewardManager)
+
+
+def registered() -> dict[str, bool]:
+    """Whether each planshape registration is present in this process's VERL registries."""
+    from verl.experimental.reward_loop.reward_manager import registry
+    from verl.trainer.ppo import core_algos
+
+    from .advantages import NAME, compute_planpo_advantage
+    from .reward import MANAGER_NAME, PlanshapeRewardManager
+
+    return {f"estimator {NAME}": core_algos.ADV_ESTIMATOR_REGISTRY.get(NAME) is compute_planpo_advantage,
+            f"reward manager {MANAGER_NAME}": registry.REWARD_MANAGER.get(MANAGER_NAME) is PlanshapeRewardManager}
+
+
+try:
+    from .version import check_version
+
+    check_version()
+    register()
+except Exception:
+    logger.exception("planshape could not register its VERL plugins (estimator 'planpo', reward manager "
+                     "'planshape'); run `planshape verl check` in this environment to see why")
+    raise

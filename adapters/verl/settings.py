@@ -1,0 +1,86 @@
+"""Where planshape's settings live in a VERL config, and the one ``Shaper`` per process built from them.
+
+One block, ``algorithm.planpo`` (added with Hydra's ``+`` prefix), is read by the ``planpo`` estimator,
+the ``planshape`` reward manager and ``planshape verl check``, so the reward's schedule and the estimator's
+success test cannot disagree. It holds ``ShapingConfig`` fields (``+algorithm.planpo.database=...``),
+or ``config: FILE`` naming a planshape config file whose fields the other keys override. Tools and the
+plain ``compute_score`` are configured where VERL lets them be (the tool YAML's ``config.planshape``, the
+reward's ``reward_kwargs.planshape``), in the same form.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from planshape.shaping.bridge import ConfigError, Shaper, ShapingConfig
+
+BLOCK = "planpo"  # the key under ``algorithm``
+FILE_KEY = "config"
+
+
+def _plain(value: Any) -> Any:
+    """An OmegaConf node (or anything else) as plain Python data."""
+    try:
+        from omegaconf import DictConfig, ListConfig, OmegaConf
+    except ImportError:  # pragma: no cover - omegaconf ships with verl
+        return value
+    if isinstance(value, DictConfig | ListConfig):
+        return OmegaConf.to_container(value, resolve=True)
+    return value
+
+
+def block_mapping(block: Any) -> dict[str, Any]:
+    """The planshape block as a plain mapping: ``config: FILE`` is read and the other keys override it."""
+    block = _plain(block)
+    if isinstance(block, str | Path):
+        block = {FILE_KEY: str(block)}
+    if not isinstance(block, Mapping):
+        raise ConfigError(f"the planshape block must be a mapping or a config file path, got {type(block).__name__}")
+    merged = dict(block)
+    path = merged.pop(FILE_KEY, None)
+    if path is None:
+        return merged
+    from omegaconf import OmegaConf
+
+    file = Path(str(path)).expanduser()
+    if not file.is_file():
+        raise ConfigError(f"{BLOCK}.{FILE_KEY}: no planshape config file at {file}")
+    base = OmegaConf.to_container(OmegaConf.load(file), resolve=True)
+    if not isinstance(base, Mapping):
+        raise ConfigError(f"{BLOCK}.{FILE_KEY}: {file} does not hold a mapping")
+    return {**base, **merged}
+
+
+def shaping_config(block: Any) -> ShapingConfig:
+    """The validated ``ShapingConfig`` of a block; every mistake raises ``ConfigError`` naming the field."""
+    return ShapingConfig.from_mapping(block_mapping(block))
+
+
+@lru_cache(maxsize=8)
+def _shaper(canonical: str) -> Shaper:
+    return Shaper(ShapingConfig.from_mapping(json.loads(canonical)))
+
+
+def shaper_for(block: Any) -> Shaper:
+    """The ``Shaper`` of a block, built once per process (its sandbox opens once, on first use)."""
+    return _shaper(json.dumps(block_mapping(block), sort_keys=True, default=str))
+
+
+def algorithm_block(algorithm: Any) -> Any:
+    """``algorithm.planpo`` of VERL's ``algorithm`` section (a DictConfig or AlgoConfig; both have ``get``)."""
+    block = algorithm.get(BLOCK) if algorithm is not None else None
+    if block is None:
+        raise ConfigError(
+            f"no planshape settings: add them to the VERL command line, e.g. "
+            f"+algorithm.{BLOCK}.database=/path/to/travelplanner/database +algorithm.{BLOCK}.schedule=curriculum-8b "
+            f"(or +algorithm.{BLOCK}.{FILE_KEY}=planshape.yaml)")
+    return block
+
+
+def trainer_block(config: Any) -> Any:
+    """``algorithm.planpo`` of the whole trainer config."""
+    return algorithm_block(config.get("algorithm") if config is not None else None)

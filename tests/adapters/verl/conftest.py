@@ -1,0 +1,43 @@
+"""The VERL adapter suite runs in .venv-verl (scripts/setup-verl.sh); elsewhere it skips cleanly.
+
+Each test module starts with ``require_verl()``: a skip raised from this conftest would crash pytest when the
+directory itself is named on the command line (pytest loads it as an initial conftest, outside collection).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+from planshape.validators.travelplanner.sample import sample_dir
+
+REASON = "VERL is not installed here: run `bash scripts/test.sh verl` (uses .venv-verl)"
+
+
+def require_verl() -> None:
+    pytest.importorskip("verl", reason=REASON)
+
+EXAMPLES = Path(__file__).resolve().parents[3] / "adapters" / "verl" / "examples"
+
+
+@pytest.fixture(scope="session")
+def sample_rows() -> list[dict]:
+    """The sample world's eight scored rollouts (stage-1 rewards 5, 5, 2.875, 0, 5, 5, 0.875, 0)."""
+    return [json.loads(line) for line in (sample_dir() / "rollouts.jsonl").read_text().splitlines()]
+
+
+@pytest.fixture(scope="session")
+def tokenizer():
+    from .helpers import build_tokenizer
+
+    return build_tokenizer()
+
+
+@pytest.fixture()
+def example_env(monkeypatch, tmp_path):
+    """What the example tool YAML resolves in a worker: the planshape config file and the database."""
+    monkeypatch.setenv("PLANSHAPE_CONFIG", str(EXAMPLES / "planshape-8b.yaml"))
+    monkeypatch.setenv("PLANSHAPE_DATABASE", "sample")
+    return os.environ

@@ -1,0 +1,90 @@
+"""Test doubles that are not planshape code: a byte-level tokenizer with a Qwen-style (Hermes) chat template,
+built in-process (nothing from a hub), and helpers to build VERL batches and chat transcripts."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+NL = "{{ '\\n' }}"
+CHAT_TEMPLATE = (
+    "{%- if tools %}<|im_start|>system" + NL
+    + "{%- if messages[0].role == 'system' %}{{ messages[0].content }}" + NL + NL + "{%- endif %}"
+    "# Tools" + NL + "<tools>{%- for t in tools %}" + NL + "{{ t | tojson }}{%- endfor %}" + NL + "</tools><|im_end|>"
+    + NL + "{%- elif messages[0].role == 'system' %}<|im_start|>system" + NL + "{{ messages[0].content }}<|im_end|>"
+    + NL + "{%- endif %}"
+    "{%- for m in messages %}"
+    "{%- if m.role == 'user' %}<|im_start|>user" + NL + "{{ m.content }}<|im_end|>" + NL
+    + "{%- elif m.role == 'assistant' %}<|im_start|>assistant" + NL + "{{ m.content }}"
+    "{%- if m.tool_calls %}{%- for tc in m.tool_calls %}<tool_call>" + NL
+    + "{\"name\": \"{{ tc.function.name }}\", \"arguments\": {{ tc.function.arguments | tojson "
+    "if tc.function.arguments is not string else tc.function.arguments }}}" + NL
+    + "</tool_call>{%- endfor %}{%- endif %}<|im_end|>" + NL
+    + "{%- elif m.role == 'tool' %}{%- if loop.first or messages[loop.index0 - 1].role != 'tool' %}<|im_start|>user"
+    "{%- endif %}" + NL + "<tool_response>" + NL + "{{ m.content }}" + NL + "</tool_response>"
+    "{%- if loop.last or messages[loop.index0 + 1].role != 'tool' %}<|im_end|>" + NL + "{%- endif %}"
+    "{%- endif %}{%- endfor %}{%- if add_generation_prompt %}<|im_start|>assistant" + NL + "{%- endif %}")
+
+
+def build_tokenizer():
+    """Every byte is a token (lossless on any text); <|im_start|>, <|im_end|> (EOS) and a pad are special."""
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers
+    from transformers import PreTrainedTokenizerFast
+
+    vocab = {c: i for i, c in enumerate(sorted(pre_tokenizers.ByteLevel.alphabet()))}
+    tok = Tokenizer(models.BPE(vocab=vocab, merges=[]))
+    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tok.decoder = decoders.ByteLevel()
+    fast = PreTrainedTokenizerFast(tokenizer_object=tok, chat_template=CHAT_TEMPLATE, eos_token="<|im_end|>",
+                                   pad_token="<|endoftext|>")
+    fast.add_special_tokens({"additional_special_tokens": ["<|im_start|>"]})
+    return fast
+
+
+def tool_call(name: str, arguments: dict) -> str:
+    return "<tool_call>\n" + json.dumps({"name": name, "arguments": arguments}) + "\n</tool_call>"
+
+
+def answer(plan: Any) -> str:
+    return "Here is the plan.\n<answer>" + json.dumps(plan) + "</answer>"
+
+
+def response_ids(tokenizer, turns: list[tuple[str, str]]) -> tuple[list[int], list[int]]:
+    """Token ids and assistant mask of a response: (role, text) pairs, assistant turns end with EOS."""
+    ids: list[int] = []
+    mask: list[int] = []
+    for role, text in turns:
+        if role == "assistant":
+            part = tokenizer.encode(text, add_special_tokens=False) + [tokenizer.eos_token_id]
+        else:
+            part = tokenizer.encode("\n<|im_start|>user\n<tool_response>\n" + text + "\n</tool_response><|im_end|>\n"
+                                    "<|im_start|>assistant\n", add_special_tokens=False)
+        ids += part
+        mask += [int(role == "assistant")] * len(part)
+    return ids, mask
+
+
+def reward_row(tokenizer, prompt_ids: list[int], resp_ids: list[int], non_tensors: dict[str, Any]):
+    """A one-row DataProto shaped as AgentLoopWorker._compute_score sends it to a RewardLoopWorker."""
+    from verl import DataProto
+
+    prompts = torch.tensor([prompt_ids])
+    responses = torch.tensor([resp_ids])
+    input_ids = torch.cat([prompts, responses], dim=1)
+    batch = {"prompts": prompts, "responses": responses, "input_ids": input_ids,
+             "attention_mask": torch.ones_like(input_ids), "position_ids": torch.arange(input_ids.shape[1])[None]}
+    arrays = {k: np.array([v], dtype=object) for k, v in non_tensors.items()}
+    return DataProto.from_dict(tensors=batch, non_tensors=arrays)
+
+
+def verl_config(overrides: list[str]):
+    from planshape.adapters.verl.check import compose
+
+    return compose(overrides)
+
+
+EXAMPLES = Path(__file__).resolve().parents[3] / "adapters" / "verl" / "examples"

@@ -1,0 +1,137 @@
+"""Every example run composes with VERL's Hydra config and passes `planshape verl check`; broken configs fail
+with a message that says what to fix."""
+
+from __future__ import annotations
+
+import pytest
+
+from .conftest import require_verl
+
+require_verl()
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from planshape.adapters.verl.check import check
+
+from .conftest import EXAMPLES
+
+SCRIPTS = sorted(p.name for p in EXAMPLES.glob("run_*.sh"))
+REPO = Path(__file__).resolve().parents[3]
+
+
+def overrides(script: str, *extra: str, database: str = "sample") -> list[str]:
+    """The script's overrides, printed by the script itself (PLANSHAPE_PRINT_OVERRIDES=1)."""
+    env = {k: v for k, v in os.environ.items() if k != "PLANSHAPE_CONFIG"}  # each script picks its own
+    env.update(PLANSHAPE_DATABASE=database, PLANSHAPE_PRINT_OVERRIDES="1")
+    out = subprocess.run(["bash", str(EXAMPLES / script), *extra], env=env, capture_output=True, text=True,
+                         check=True)
+    return out.stdout.splitlines()
+
+
+@pytest.fixture()
+def worker_env(monkeypatch):
+    monkeypatch.setenv("PLANSHAPE_DATABASE", "sample")
+
+
+def test_there_are_the_five_runs():
+    assert SCRIPTS == ["run_qwen3_32b_grpo_staged.sh", "run_qwen3_32b_planpo.sh", "run_qwen3_8b_grpo_staged.sh",
+                       "run_qwen3_8b_planpo.sh", "run_qwen3_8b_planpo_1node.sh"]
+
+
+@pytest.mark.parametrize("script", SCRIPTS)
+def test_every_example_composes_and_checks(script, worker_env, monkeypatch):
+    args = overrides(script)
+    config = next(a.split("=", 1)[1] for a in args if a.startswith("+algorithm.planpo.config="))
+    monkeypatch.setenv("PLANSHAPE_CONFIG", config)
+    report = check(args)
+    assert report.errors == []
+    text = "\n".join(report.lines)
+    assert "reward: the planshape manager" in text and "tools (" in text and "search_flights" in text
+    estimator = "planpo" if "planpo" in script else "grpo"
+    assert f"advantage estimator: {estimator}" in text
+    boundaries = "100" if "8b" in script else "50"
+    assert f"'from_step': {boundaries}" in text and "'from_step': 400" in text
+    assert report.warnings == ["algorithm.planpo.database=sample: rewards and tools use the bundled sample world, "
+                               "not TravelPlanner's database"]
+
+
+def test_paper_hyperparameters_are_in_the_runs():
+    args = set(overrides("run_qwen3_8b_planpo.sh"))
+    for expected in ("data.train_batch_size=16", "actor_rollout_ref.rollout.n=8",
+                     "actor_rollout_ref.actor.optim.lr=1e-6", "actor_rollout_ref.actor.clip_ratio=0.2",
+                     "actor_rollout_ref.actor.use_kl_loss=False",
+                     "data.max_response_length=30500", "actor_rollout_ref.rollout.multi_turn.max_assistant_turns=30",
+                     "actor_rollout_ref.rollout.multi_turn.max_tool_response_length=8192", "trainer.nnodes=2",
+                     "trainer.n_gpus_per_node=8", "actor_rollout_ref.rollout.val_kwargs.temperature=0"):
+        assert expected in args
+    assert "trainer.nnodes=1" in overrides("run_qwen3_8b_planpo_1node.sh")
+
+
+@pytest.mark.parametrize(("extra", "message"), [
+    (["+algorithm.planpo.schedul=stage2"], "schedul: unknown key"),
+    (["+algorithm.planpo.estimator=ppo"], "unknown advantage estimator 'ppo'"),
+    (["++algorithm.planpo.database=/nowhere"], "does not exist"),
+    (["trainer.use_v1=False"], "trainer.use_v1=true"),
+    (["reward.reward_manager.name=naive", "reward.custom_reward_function.path=pkg://planshape.adapters.verl.reward",
+      "+reward.custom_reward_function.reward_kwargs.planshape.database=sample",
+      "+reward.custom_reward_function.reward_kwargs.planshape.schedule=curriculum-8b",
+      "+reward.custom_reward_function.reward_kwargs.planshape.total_steps=500"], "would get no step"),
+])
+def test_broken_configs_fail_with_what_to_fix(extra, message, worker_env, monkeypatch):
+    monkeypatch.setenv("PLANSHAPE_CONFIG", str(EXAMPLES / "planshape-8b.yaml"))
+    report = check(overrides("run_qwen3_8b_planpo.sh", *extra))
+    assert any(message in e for e in report.errors), report.errors
+
+
+def test_a_config_that_does_not_compose_is_a_value_error():
+    with pytest.raises(ValueError, match="do not compose"):
+        check(["algorithm.planpo.database=x"])  # a new key without Hydra's '+'
+
+
+def test_plugins_switched_off_is_reported(worker_env, monkeypatch):
+    monkeypatch.setenv("PLANSHAPE_CONFIG", str(EXAMPLES / "planshape-8b.yaml"))
+    monkeypatch.setenv("VERL_USE_EXTERNAL_PLUGINS", "some_other_plugin")
+    report = check(overrides("run_qwen3_8b_planpo.sh"))
+    assert any("VERL_USE_EXTERNAL_PLUGINS" in e and "add 'planshape'" in e for e in report.errors), report.errors
+
+
+def test_a_run_script_checks_before_launching_and_the_cli_fails_with_one_line():
+    env = {k: v for k, v in os.environ.items() if k != "PLANSHAPE_CONFIG"}
+    env.update(PLANSHAPE_DATABASE="sample", PLANSHAPE_CHECK_ONLY="1", PYTHON=sys.executable)
+    ok = subprocess.run(["bash", str(EXAMPLES / "run_qwen3_32b_planpo.sh")], env=env, capture_output=True, text=True)
+    assert ok.returncode == 0, ok.stderr[-2000:]
+    assert "ok: the config composes" in ok.stdout and "'from_step': 50" in ok.stdout
+    env = {**env, "PLANSHAPE_CONFIG": str(EXAMPLES / "planshape-32b.yaml")}
+    cli = [sys.executable, "-m", "planshape.shaping.cli", "verl", "check"]
+    bad = subprocess.run([*cli, *overrides("run_qwen3_32b_planpo.sh", "+algorithm.planpo.mode=lenient")], env=env,
+                         capture_output=True, text=True)
+    assert bad.returncode == 2
+    last = bad.stderr.strip().splitlines()[-1]
+    assert last.startswith("planshape verl: error: planshape settings: ") and "mode: Input should be" in last
+
+
+def test_a_compute_score_reward_must_judge_like_the_estimator(worker_env, monkeypatch):
+    monkeypatch.setenv("PLANSHAPE_CONFIG", str(EXAMPLES / "planshape-8b.yaml"))
+    reward = ["reward.reward_manager.name=naive",
+              "reward.custom_reward_function.path=pkg://planshape.adapters.verl.reward",
+              "+reward.custom_reward_function.reward_kwargs.planshape.database=sample",
+              "+reward.custom_reward_function.reward_kwargs.planshape.estimator=grpo",
+              "+reward.custom_reward_function.reward_kwargs.step=0"]
+    same = check(overrides("run_qwen3_8b_planpo.sh", *reward,
+                           "+reward.custom_reward_function.reward_kwargs.planshape.schedule=curriculum-8b"))
+    assert same.errors == [] and any("compute_score from pkg://" in line for line in same.lines)
+    other = check(overrides("run_qwen3_8b_planpo.sh", *reward,
+                            "+reward.custom_reward_function.reward_kwargs.planshape.schedule=stage3"))
+    assert any("differ from algorithm.planpo" in e for e in other.errors), other.errors
+
+
+def test_an_example_checks_clean_against_the_travelplanner_database(shared_dir, monkeypatch):
+    database = str(shared_dir / "database")
+    monkeypatch.setenv("PLANSHAPE_DATABASE", database)
+    monkeypatch.setenv("PLANSHAPE_CONFIG", str(EXAMPLES / "planshape-8b.yaml"))
+    report = check(overrides("run_qwen3_8b_grpo_staged.sh", database=database))
+    assert (report.errors, report.warnings) == ([], [])
+    assert f"planshape database: {database}" in report.lines

@@ -1,0 +1,61 @@
+"""Registration through the installed `verl.plugins` entry point, idempotence, and the version guard."""
+
+from __future__ import annotations
+
+import pytest
+
+from .conftest import require_verl
+
+require_verl()
+
+import importlib
+import os
+import subprocess
+import sys
+
+from planshape.adapters.verl import UnsupportedVerlError, check_version
+
+
+def _fresh(code: str, **env: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          env={**os.environ, **env}, timeout=300)
+
+
+def test_import_verl_alone_registers_planshape_in_a_fresh_process():
+    code = ("import verl\n"
+            "from verl.trainer.ppo.core_algos import get_adv_estimator_fn\n"
+            "from verl.experimental.reward_loop.reward_manager import get_reward_manager_cls\n"
+            "print(get_adv_estimator_fn('planpo').__module__, get_reward_manager_cls('planshape').__name__)\n")
+    done = _fresh(code)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split() == ["planshape.adapters.verl.advantages", "PlanshapeRewardManager"]
+    # and VERL's own switch turns it off: then the estimator is unknown, which `planshape verl check` reports
+    off = _fresh(code, VERL_USE_EXTERNAL_PLUGINS="none")
+    assert off.returncode != 0 and "Unknown advantage estimator" in off.stderr
+
+
+def test_registration_is_idempotent():
+    import verl  # noqa: F401
+    from planshape.adapters.verl import register
+
+    register.register()
+    importlib.reload(register)  # a second import of the plugin module registers the same objects again
+    assert register.registered() == {"estimator planpo": True, "reward manager planshape": True}
+
+
+def test_version_guard():
+    assert check_version() == "0.9.1"
+    assert check_version("0.9.7") == "0.9.7"
+    for version in ("0.10.0", "0.8.5", "1.0.0"):
+        with pytest.raises(UnsupportedVerlError, match=r"supports VERL 0\.9\.x, found verl " + version):
+            check_version(version)
+
+
+def test_a_failing_plugin_import_is_logged_loudly():
+    # VERL swallows plugin import errors at DEBUG; ours logs at ERROR first, saying what to run.
+    code = ("import planshape.adapters.verl.version as v\n"
+            "v.SUPPORTED = '0.1'\n"
+            "import verl\n")
+    done = _fresh(code)
+    assert "planshape could not register its VERL plugins" in done.stderr
+    assert "planshape verl check" in done.stderr
