@@ -17,11 +17,17 @@ MAX_REWARD = 1e100  # squares (the group variance) stay far from float overflow
 MAX_TURN_TOKENS = 2**31
 
 
+def _host(values: Any) -> Any:
+    """A torch tensor (on any device) as a numpy array; anything else unchanged (the core imports no torch)."""
+    if type(values).__module__.split(".")[0] == "torch":
+        return values.detach().cpu().numpy()
+    return values
+
+
 def group_codes(index: Sequence[Any] | np.ndarray) -> np.ndarray:
     """Dense integer codes (0..groups-1) for any hashable group ids: VERL's ``uid`` strings, TRL's prompt
     positions, tuples, or a tensor of integers. Equal ids (``==`` and same hash) share a code."""
-    if type(index).__module__.split(".")[0] == "torch":
-        index = index.detach().cpu().numpy()
+    index = _host(index)
     if isinstance(index, np.ndarray) and index.dtype != object:
         if index.ndim != 1:
             raise ValueError(f"group ids must be one id per trajectory (1-D), got shape {index.shape}")
@@ -58,7 +64,7 @@ def _show(value: Any) -> str:
 def success_flags(values: Any, n: int) -> np.ndarray:
     """One True/False per trajectory. Accepted: bools, and numbers that are exactly 0 or 1; a string
     ("False"), NaN or 0.5 is an error rather than a truthy value."""
-    arr = np.asarray(values)
+    arr = np.asarray(_host(values))
     if arr.shape != (n,):
         raise ValueError(f"success must hold one flag per trajectory ({n}), got shape {arr.shape}")
     if arr.dtype == bool:
@@ -84,7 +90,7 @@ def _is_flag(value: Any) -> bool:
 def rewards(values: Any, name: str = "reward") -> np.ndarray:
     """Float64 rewards, finite and within ``MAX_REWARD`` in magnitude."""
     try:
-        arr = np.asarray(values, dtype=np.float64)
+        arr = np.asarray(_host(values), dtype=np.float64)
     except (TypeError, ValueError) as exc:
         raise ValueError(f"{name} must be numbers: {exc}") from None
     if arr.ndim != 1:

@@ -63,9 +63,14 @@ def turn_spans(mask: torch.Tensor) -> TurnSpans:
     """Turn counts and spans of every row of a (B, L) mask (nonzero = assistant token), without a Python loop."""
     if mask.dim() != 2 or mask.numel() == 0:
         raise ValueError(f"expected a non-empty (batch, tokens) mask, got shape {tuple(mask.shape)}")
-    batch, width = mask.shape
     if mask.device.type == "cpu":
         return TurnSpans(*(torch.from_numpy(a) for a in _spans_cpu(mask)))
+    return _spans_torch(mask)
+
+
+def _spans_torch(mask: torch.Tensor) -> TurnSpans:
+    """``turn_spans`` in torch, on the mask's device."""
+    batch, width = mask.shape
     points = _changes(mask if mask.dtype == torch.bool else mask.bool())
     bounds = points.view(-1, 2)  # (start, end) per turn, trajectory-major
     rows = torch.div(bounds[:, 0], width + 1, rounding_mode="floor")

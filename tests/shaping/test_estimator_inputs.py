@@ -148,3 +148,8 @@ def test_many_groups_and_one_long_trajectory_stay_small_and_fast():
     grown_mb = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before) / 1024
     assert seconds < 0.5 and grown_mb < 200, (seconds, grown_mb)  # was 5.5 s and 2.3 GB
     assert np.all(np.isfinite(out.per_turn)) and len(out.per_turn) == len(r.lengths)
+
+
+def test_tensors_are_accepted_for_every_per_trajectory_field():
+    r = Rollouts.build(torch.tensor([1, 1]), torch.tensor([1.0, 3.0]), torch.tensor([True, False]), [[2], [3]])
+    assert r.group.tolist() == [0, 0] and r.reward.tolist() == [1.0, 3.0] and r.success.tolist() == [True, False]

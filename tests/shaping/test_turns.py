@@ -5,7 +5,7 @@ import pytest
 import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from planshape.shaping.turns import _broadcast_cumsum, _broadcast_segments, broadcast, turn_spans
+from planshape.shaping.turns import _broadcast_cumsum, _broadcast_segments, _spans_torch, broadcast, turn_spans
 
 
 def test_spans_of_a_verl_style_mask():
@@ -85,6 +85,9 @@ def test_spans_of_any_mask_values_and_dtype_are_the_runs_of_nonzero(rows, dtype)
     spans = turn_spans(mask)
     got = list(zip(spans.rows.tolist(), spans.starts.tolist(), spans.ends.tolist(), strict=True))
     assert got == _reference_spans(flags)
+    on_device = _spans_torch(mask)  # the accelerator path, run here on CPU tensors
+    for field in ("turns", "rows", "starts", "ends"):
+        assert torch.equal(getattr(on_device, field), getattr(spans, field)), field
     assert spans.turns.tolist() == [sum(1 for r, _, _ in got if r == i) for i in range(len(rows))]
     values = np.arange(1, len(got) + 1, dtype=np.float32)
     expected = torch.zeros(mask.shape)
