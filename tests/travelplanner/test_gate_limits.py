@@ -172,3 +172,17 @@ def test_limits_are_the_schemas():
     limits = gate_limits()
     assert limits.max_items[0] == schema["maxItems"]
     assert limits.max_text == schema["$defs"]["text"]["maxLength"]
+
+
+@pytest.mark.parametrize("unit", ["{}", "0", "[]", '""', "null"])
+def test_scorer_rejects_degenerate_answers_at_the_cap_within_budget(memory_database, unit):
+    from planshape.shaping.reward import Scorer
+
+    from .helpers import ROCKFORD
+
+    scorer = Scorer(memory_database, "strict")
+    text = "<answer>" + _cap(unit) + "</answer>"
+    scorer.score("<answer>[]</answer>", ROCKFORD)
+    result, seconds = timed(lambda: scorer.score(text, ROCKFORD))
+    assert result.reward == 0.0 and result.failure == "schema", result.reason
+    assert seconds < 0.05, f"{seconds:.3f}s"  # DESIGN.md: any single score at the answer-size cap <= 50 ms
