@@ -84,6 +84,8 @@ def test_valid_plan_at_the_cap_is_accepted_fast():
     ([{1: "x"}], "day 1: field names must be text, not int"),
     ([(1, 2)], "day 1: tuple is not a JSON type"),
     ([float("nan")], "day 1: nan is not a finite number"),
+    ([dict(STRUCTURED_DAY, lunch={"name": "Caf\ud800", "city": "B"})], "day 1, field 'lunch.name': text holds a lone"),
+    ('[{"\\udfff": 1}]', "day 1: a field name holds a lone surrogate"),
     ([STRUCTURED_DAY, dict(STRUCTURED_DAY, breakfast={"name": "X"})], "day 2, field 'breakfast'"),
 ])
 def test_limit_reasons_name_the_day_and_field(answer, reason):
@@ -139,8 +141,9 @@ def test_compiled_schema_agrees_with_jsonschema(plan):
 
 # ------------------------------------------------------------------ fuzz: never raises, fast, bounded reason
 
+any_text = st.text(st.characters(exclude_categories=()), max_size=30)  # lone surrogates included
 json_values = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=30),
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=30) | any_text,
     lambda inner: st.lists(inner, max_size=5) | st.dictionaries(st.text(max_size=10), inner, max_size=5),
     max_leaves=40,
 )
@@ -163,8 +166,11 @@ def test_gate_never_raises_and_answers_fast(answer):
     result, seconds = timed(lambda: gate(answer))
     assert result.ok or (result.plan is None and 0 < len(result.reason) <= 300)
     assert seconds < FAST, f"{seconds:.3f}s"
-    if result.ok:  # what passes is within every limit, and converts to upstream strings
-        assert all(isinstance(v, str) for day in result.plan for k, v in day.items() if k != "days")
+    if result.ok:  # what passes is within every limit, and converts to encodable upstream strings
+        assert all(isinstance(v, str) and v.encode("utf-8") for day in result.plan for k, v in day.items()
+                   if k != "days")
+    else:
+        assert result.reason.encode("utf-8")
 
 
 def test_limits_are_the_schemas():

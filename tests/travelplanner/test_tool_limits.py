@@ -64,6 +64,17 @@ def test_every_response_respects_max_chars(memory_database, max_chars):
         assert 0 < len(out) <= max_chars, (name, len(out))
 
 
+@pytest.mark.parametrize(("name", "arguments"), [
+    ("search_restaurants", {"city": "Chicago\ud800"}), ("get_cities", {"state": "\udfff"}),
+    ("calculator", {"expression": "1+\ud800"}), ("book\ud800", {}), ("calculator", {"\ud800": 1}),
+    ("calculator", '{"expression": "\\ud800"}'),
+])
+def test_lone_surrogates_are_refused_and_never_echoed(tools, name, arguments):
+    out = tools.call(name, arguments)
+    assert out.startswith("Error: ") and "the call failed" not in out
+    out.encode("utf-8")  # a tokenizer can encode every response
+
+
 @pytest.mark.parametrize("max_chars", [0, -5, 2.5, "100", True])
 def test_max_chars_is_checked_at_start_up(memory_database, max_chars):
     with pytest.raises(ValueError, match="max_chars"):
@@ -72,7 +83,8 @@ def test_max_chars_is_checked_at_start_up(memory_database, max_chars):
 
 # ------------------------------------------------------------------ fuzz
 
-scalars = st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=60)
+scalars = (st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=60)
+           | st.text(st.characters(exclude_categories=()), max_size=20))  # lone surrogates included
 values = st.recursive(scalars, lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner,
                                                                                           max_size=3), max_leaves=8)
 names = st.one_of(st.sampled_from(sorted(TOOL_SCHEMAS)), values, st.text(max_size=300))
@@ -93,7 +105,7 @@ cities = st.sampled_from(["Chicago", "Rockford", "Dallas(Texas)", "St. Petersbur
 def test_no_tool_call_raises_or_overflows(memory_database, name, args, max_chars):
     tools = ToolBox(memory_database, max_chars=max_chars)
     out, seconds = timed(lambda: tools.call(name, args))
-    assert isinstance(out, str) and 0 < len(out) <= max_chars
+    assert isinstance(out, str) and 0 < len(out) <= max_chars and out.encode("utf-8")
     assert "the call failed" not in out  # every failure has its own message
     assert seconds < FAST, f"{seconds:.3f}s"
 

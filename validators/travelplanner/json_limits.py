@@ -25,12 +25,25 @@ class JsonLimits:
     max_number: float
 
 
+def is_unicode(text: str) -> bool:
+    """False for text holding lone surrogates (JSON's ``"\\ud800"``): it cannot be encoded, so a database
+    lookup, a log line or a tokenizer would fail on it later."""
+    if text.isascii():
+        return True
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 def _scalar_problem(value: Any, limits: JsonLimits) -> str | None:
     if value is None or isinstance(value, bool):
         return None
     if isinstance(value, str):
-        return f"text of {len(value)} characters, over the limit of {limits.max_text}" \
-            if len(value) > limits.max_text else None
+        if len(value) > limits.max_text:
+            return f"text of {len(value)} characters, over the limit of {limits.max_text}"
+        return None if is_unicode(value) else "text holds a lone surrogate (not valid Unicode)"
     if isinstance(value, int):
         if abs(value) > limits.max_number:  # compares exactly, however many digits
             return f"a number over {limits.max_number:g} in magnitude"
@@ -64,6 +77,8 @@ def first_violation(value: Any, limits: JsonLimits) -> tuple[list[Any], str] | N
                         return path, f"field names must be text, not {type(k).__name__}"
                     if len(k) > limits.max_text:
                         return path, f"a field name of {len(k)} characters, over the limit of {limits.max_text}"
+                    if not is_unicode(k):
+                        return path, "a field name holds a lone surrogate (not valid Unicode)"
                     children.append(([*path, k], v, depth + 1))
             stack.extend(reversed(children))
         elif (problem := _scalar_problem(item, limits)) is not None:

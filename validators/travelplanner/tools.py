@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .calculator import CalculatorError, calculate, format_number
+from .json_limits import is_unicode
 from .sandbox import SandboxStore, ground_cost
 from .text import before_parenthesis
 
@@ -110,6 +111,8 @@ class ToolBox:
             raise ToolError(f"'{name}' is longer than {MAX_ARGUMENT_CHARS} characters")
         if not value.strip():
             raise ToolError(f"'{name}' is empty")
+        if not is_unicode(value):
+            raise ToolError(f"'{name}' holds a lone surrogate (not valid Unicode text)")
         return value.strip()
 
     def _city(self, value: Any, name: str = "city", table: str | None = None) -> str:
@@ -189,8 +192,10 @@ class ToolBox:
     def call(self, name: Any, arguments: Any = None) -> str:
         """Run a tool by name with a dict (or JSON text) of arguments; errors come back as ``Error: ...``.
 
-        Every response, error or not, is at most ``max_chars`` characters."""
-        return clip(self._call(name, arguments), self.max_chars)
+        Every response, error or not, is at most ``max_chars`` characters of valid Unicode (an echoed lone
+        surrogate is replaced, so the trainer's tokenizer can encode it)."""
+        text = clip(self._call(name, arguments), self.max_chars)
+        return text if is_unicode(text) else text.encode("utf-8", "replace").decode("utf-8")
 
     def _call(self, name: Any, arguments: Any) -> str:
         try:
