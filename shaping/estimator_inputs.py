@@ -88,11 +88,21 @@ def _is_flag(value: Any) -> bool:
 
 
 def rewards(values: Any, name: str = "reward") -> np.ndarray:
-    """Float64 rewards, finite and within ``MAX_REWARD`` in magnitude."""
-    try:
-        arr = np.asarray(_host(values), dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"{name} must be numbers: {exc}") from None
+    """Float64 rewards, finite and within ``MAX_REWARD`` in magnitude. Text ("1.0") is refused, not parsed."""
+    raw = np.asarray(_host(values))
+    if raw.dtype.kind in "biuf":
+        arr = raw.astype(np.float64)
+    else:  # mixed or text: look at each value as given
+        given = np.asarray(_host(values), dtype=object).reshape(-1)
+        numbers = np.full(len(given), np.nan)
+        for i, v in enumerate(given):
+            if not isinstance(v, (int, float, np.number)):
+                raise ValueError(f"{name}[{i}] is {_show(v)}; rewards must be numbers")
+            try:
+                numbers[i] = float(v)
+            except OverflowError:
+                numbers[i] = np.inf
+        arr = numbers.reshape(raw.shape)
     if arr.ndim != 1:
         raise ValueError(f"{name} must hold one number per trajectory (1-D), got shape {arr.shape}")
     bad = ~np.isfinite(arr) | (np.abs(arr) > MAX_REWARD)

@@ -68,7 +68,7 @@ def test_success_as_zero_one_numbers():
     assert Rollouts.build(["g", "g"], [1.0, 2.0], [1.0, 0], [[1], [1]]).success.tolist() == [True, False]
 
 
-@pytest.mark.parametrize("reward", [1e154, -1e200, float("inf"), float("nan")])
+@pytest.mark.parametrize("reward", [1e154, -1e200, float("inf"), float("nan"), "1.0", None, 10**400])
 def test_rewards_that_would_overflow_are_rejected(reward):
     with pytest.raises(ValueError, match=r"reward\[1\]"):
         Rollouts.build(["g", "g"], [1.0, reward], [True, True], [[1], [1]])
