@@ -254,12 +254,13 @@ class Shaper:
                    success: Sequence[bool] | np.ndarray | None = None) -> TokenAdvantages:
         """Per-token advantages of a batch: ``scores`` (B,), ``mask`` (B, L) assistant tokens, ``index`` (B,)
         group ids (any hashable; groups need not be contiguous), ``success`` (B,) or read from the scores."""
+        from .estimator_inputs import success_flags
         from .token_level import token_advantages, turn_spans  # torch only when advantages are asked for
 
         step = _step(step)
         reward = np.asarray(scores.detach().double().cpu() if hasattr(scores, "detach") else scores,
                             dtype=np.float64).reshape(-1)
-        flags = self.success_from_rewards(reward, step) if success is None else np.asarray(success, dtype=bool)
+        flags = self.success_from_rewards(reward, step) if success is None else success_flags(success, len(reward))
         options = dict(self.config.estimator_options)
         if takes_alpha(self.estimator):
             options["alpha"] = self.alpha(step)

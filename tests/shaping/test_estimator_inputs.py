@@ -153,3 +153,14 @@ def test_many_groups_and_one_long_trajectory_stay_small_and_fast():
 def test_tensors_are_accepted_for_every_per_trajectory_field():
     r = Rollouts.build(torch.tensor([1, 1]), torch.tensor([1.0, 3.0]), torch.tensor([True, False]), [[2], [3]])
     assert r.group.tolist() == [0, 0] and r.reward.tolist() == [1.0, 3.0] and r.success.tolist() == [True, False]
+
+
+def test_the_facade_refuses_text_success_flags():
+    from planshape.shaping.bridge import Shaper
+
+    shaper = Shaper.from_mapping({"database": "sample", "total_steps": 100})
+    mask = torch.tensor([[1, 1, 0], [1, 0, 0]])
+    with pytest.raises(ValueError, match=r"success\[0\] is 'False'"):
+        shaper.advantages(torch.tensor([1.0, 0.0]), mask, ["g", "g"], step=0, success=["False", "True"])
+    out = shaper.advantages(torch.tensor([1.0, 0.0]), mask, ["g", "g"], step=0, success=[1, 0])
+    assert out.success.tolist() == [True, False]
