@@ -105,3 +105,25 @@ def test_alternating_and_full_rows(width):
     assert spans.lengths.tolist() == [1] * (3 * ((width + 1) // 2))
     full = torch.ones(2, width)
     assert turn_spans(full).lengths.tolist() == [width, width]
+
+
+runs = st.lists(st.tuples(st.integers(0, 60), st.integers(1, 60)), max_size=8)  # (gap, turn) lengths
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(runs, min_size=1, max_size=4), st.integers(0, 40), st.sampled_from([torch.float32, torch.bool]))
+def test_sparse_masks_with_long_and_short_runs(rows_runs, padding, dtype):
+    """Long rows with few runs take the word-skipping path (the small masks above mostly take the dense one)."""
+    rows = []
+    for row_runs in rows_runs:
+        row = []
+        for gap, turn in row_runs:
+            row += [0] * gap + [1] * turn
+        rows.append(row + [0] * padding)
+    width = max(1, max(len(r) for r in rows))
+    rows = [r + [0] * (width - len(r)) for r in rows]
+    mask = torch.tensor(rows, dtype=dtype)
+    spans = turn_spans(mask)
+    got = list(zip(spans.rows.tolist(), spans.starts.tolist(), spans.ends.tolist(), strict=True))
+    assert got == _reference_spans(rows)
+    assert torch.equal(_spans_torch(mask).starts, spans.starts)
