@@ -76,14 +76,15 @@ class Trip:
         """The key under which two plan items count as a repeat (Q4: raw string, or normalised)."""
         return text if self.mode.exact_repeats else " ".join(text.split()).casefold()
 
-    def place(self, table: str, text: Any) -> Any:
-        """The key under which two mentions are the same place: the text (Q11), or else the database row it
-        names (its name and city, so ``X, City(S1)`` and ``X , City`` are ``X, City``), or else ``same``."""
+    def place(self, table: str, text: Any) -> tuple[Any, ...]:
+        """The keys under which two mentions are the same place: the text (Q4), and unless Q11 is open the
+        database row it names too (its name and city, so ``X, City(S1)`` and ``X , City`` are ``X, City``)."""
+        keys: tuple[Any, ...] = (self.same(text),)
         if not self.mode.same_place_by_text:
             rows = self.places(table, text)
             if rows:
-                return (table, rows[0].name.strip(), rows[0].city)
-        return self.same(text)
+                keys += ((table, rows[0].name.strip(), rows[0].city),)
+        return keys
 
     def filled(self, value: Any) -> bool:
         """Whether a field holds something to check: upstream's truthy-and-not-``-``; strict also takes
@@ -117,18 +118,24 @@ class Seen:
         self._keys: dict[Any, Any] = {}
         self._other: list[tuple[Any, Any]] = []
 
-    def add(self, key: Any, item: Any) -> Any:
-        """The item first met under ``key``, or ``_NEW`` after recording ``item`` as that first one."""
-        try:
-            if key in self._keys:
-                return self._keys[key]
-            self._keys[key] = item
-        except TypeError:  # unhashable
-            for other, first in self._other:
-                if other == key:
-                    return first
-            self._other.append((key, item))
+    def add(self, keys: tuple[Any, ...], item: Any) -> Any:
+        """The item first met under any of ``keys``, or ``_NEW`` after recording ``item`` under all of them."""
+        for key in keys:
+            first = self._find(key)
+            if first is not _NEW:
+                return first
+        for key in keys:
+            try:
+                self._keys[key] = item
+            except TypeError:  # unhashable
+                self._other.append((key, item))
         return _NEW
+
+    def _find(self, key: Any) -> Any:
+        try:
+            return self._keys.get(key, _NEW)
+        except TypeError:  # unhashable
+            return next((first for other, first in self._other if other == key), _NEW)
 
 
 _NEW = object()
@@ -226,7 +233,7 @@ def is_valid_accommodation(trip: Trip) -> Outcome:
     if trip.mode.same_place_by_text:
         runs = consecutive_runs(stays)
     else:  # Q11: consecutive nights at one listing are one stay, however its name is written
-        runs = consecutive_runs(stays, [v if trip.absent(v) else trip.place("accommodations", v) for v in stays])
+        runs = consecutive_runs(stays, [v if trip.absent(v) else trip.place("accommodations", v)[-1] for v in stays])
     for value, nights in runs:
         if trip.absent(value):
             continue
@@ -292,13 +299,17 @@ def _not_in_city(trip: Trip, message: str, value: Any, cities: Any) -> str:
 
 
 def _transport_in_city(trip: Trip, i: int, text: str, value: Any, cities: Any) -> str | None:
-    """Upstream: every city of the day appears in the transport text. Strict (Q12): the transport's own
-    leg, when it names one, is the day's leg, so the leg checked and charged is the leg travelled."""
+    """Upstream: every city of the day appears in the transport text. Strict (Q12) also wants the
+    transport's own leg, when it names one, to be the day's leg: the leg checked and charged is the leg
+    travelled."""
     message = f"The transportation in day {i + 1} is invalid city choice."
+    if isinstance(cities, str) and isinstance(value, str):
+        if not set(cities) <= set(value):  # per character (Q1), in linear time
+            return message
+    elif any(city not in value for city in cities):
+        return message
     if trip.mode.city_by_substring:
-        if isinstance(cities, str) and isinstance(value, str):
-            return None if set(cities) <= set(value) else message
-        return message if any(city not in value for city in cities) else None
+        return None
     origin, destination = trip.from_to(value)
     if origin is None or destination is None:
         return None  # the leg is read from current_city

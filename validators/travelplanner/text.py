@@ -25,9 +25,10 @@ NO_MORE_DAYS = "You don't need to fill in the information for this or later days
 
 
 def _require_text(text: object) -> str:
-    """Upstream hands every value to ``re.search``, which raises TypeError on a non-string."""
+    """Upstream hands every value to ``re.search``: a non-string raises re's own TypeError, message included."""
     if not isinstance(text, str):
-        raise TypeError(f"expected a string, got {type(text).__name__}")
+        _NEWLINE.search(text)  # type: ignore[call-overload]
+        raise TypeError(f"expected string, got {type(text).__name__}")  # not reached: re takes only str here
     return text
 
 
