@@ -141,11 +141,19 @@ class SqliteStore:
     def _city(self, table: str, city: str) -> tuple:
         return tuple(self._rows(table, f"SELECT * FROM {table} WHERE city = ? ORDER BY rowid", (city,)))
 
+    @lru_cache(maxsize=4096)  # noqa: B019 - as _city
+    def _named(self, table: str, city: str) -> dict[str, list]:
+        out: dict[str, list] = {}
+        for row in self._city(table, city):
+            out.setdefault(row.name.strip(), []).append(row)
+        return out
+
     def places(self, table: str, name: str, city: str, exact: bool = False) -> list:
-        rows = self._city(table, city) if city in self._cities[table] else ()
+        if city not in self._cities[table]:
+            return []
         if exact:
-            return [r for r in rows if r.name.strip() == name]
-        return [r for r in rows if name in r.name]
+            return list(self._named(table, city).get(name, ()))
+        return [r for r in self._city(table, city) if name in r.name]
 
     def in_city(self, table: str, city: str) -> list:
         return list(self._city(table, city)) if city in self._cities[table] else []
