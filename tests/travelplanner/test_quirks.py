@@ -189,18 +189,6 @@ def test_same_place_by_text(database):
     assert strict["is_valid_accommodation"] == "pass"
 
 
-def test_same_place_repeat_is_linear(database):
-    """A schema-valid answer naming thousands of attractions is checked in linear time (was quadratic)."""
-    import time
-
-    many = "".join(f"Attraction {i}, Rockford;" for i in range(9_000))
-    plan = rockford(edits={(1, "attraction"): many})
-    for mode in ("official", "strict"):
-        start = time.perf_counter()
-        check_plan(plan, ROCKFORD, database, mode)
-        assert time.perf_counter() - start < 0.5
-
-
 def test_city_by_substring(database, train):
     query, gold = train[16]  # Sacramento -> Atlanta, 3 days
     assert query.dest == "Atlanta" and gold[1]["current_city"] == "Atlanta"

@@ -55,10 +55,15 @@ def test_check_plan_never_raises_on_model_output(memory_database, plan):
         _bounded(result)
 
 
+@pytest.fixture(scope="module")
+def submission_file(tmp_path_factory):
+    return tmp_path_factory.mktemp("submission") / "plans.jsonl"
+
+
 @FUZZ
 @given(plans=st.lists(plans | _text.map(lambda t: f"<answer>{t}</answer>"), min_size=1, max_size=3))
-def test_evaluate_never_raises_on_model_output(memory_database, tmp_path_factory, plans):
-    path = tmp_path_factory.mktemp("sub") / "plans.jsonl"
+def test_evaluate_never_raises_on_model_output(memory_database, submission_file, plans):
+    path = submission_file
     path.write_text("".join(json.dumps({"plan": p}, ensure_ascii=False) + "\n" for p in plans), encoding="utf-8")
     submitted = read_submission(path)
     assert len(submitted) == len(plans)
@@ -73,8 +78,9 @@ def test_normalise_gates_structured_and_text_plans():
 
 
 _CJK = "".join(map(chr, range(0x4E00, 0x4E00 + 40_000)))
-# Inputs on which upstream's parsing backtracks (seconds to minutes at 100,000 characters), each placed
-# where a check parses it. Every one must now cost time linear in its size.
+# Inputs on which upstream's parsing backtracks (seconds to minutes at 100,000 characters) or its repeat
+# checks go quadratic, each placed where a check reads it. Every one must now cost time linear in its size:
+# well under the 2 s bound below, where the regexes took 7 s to over 45 s (tests run on a shared machine).
 STALLS = {
     "current_city 'from ' x 20,000": {(1, "current_city"): "from " * 20_000},
     "current_city 'from' + 100,000 spaces": {(1, "current_city"): "from" + " " * 100_000 + "x"},
@@ -83,8 +89,8 @@ STALLS = {
     "travel day 'from a\\n' x 14,000": {(0, "current_city"): "from a\n" * 14_000 + " to b"},
     "breakfast '(' x 100,000": {(1, "breakfast"): "a, " + "(" * 100_000},
     "breakfast ', (a' x 33,000 after a newline": {(1, "breakfast"): "\n" + ", (a" * 33_000},
-    "attraction 9,000 distinct items": {(1, "attraction"): "".join(f"Sight {i}, Rockford;" for i in range(9_000))},
-    "attraction 9,000 repeats of one item": {(1, "attraction"): "Sinnissippi Park, Rockford;" * 9_000},
+    "attraction 30,000 distinct items": {(1, "attraction"): "".join(f"Sight {i}, Rockford;" for i in range(30_000))},
+    "attraction 30,000 repeats of one item": {(1, "attraction"): "Sinnissippi Park, Rockford;" * 30_000},
     # official tests each character of a stay day's city against the transport text (Q1): one scan per character
     "stay-day city 40,000 distinct characters": {(1, "current_city"): _CJK, (1, "transportation"): _CJK[::-1]},
 }
@@ -97,7 +103,7 @@ def test_known_stall_inputs_are_checked_fast(database, name):
         start = time.perf_counter()
         result = check_plan(plan, ROCKFORD, database, mode)
         elapsed = time.perf_counter() - start
-        assert elapsed < 0.5, f"{name} ({mode}): {elapsed:.2f} s"
+        assert elapsed < 2.0, f"{name} ({mode}): {elapsed:.2f} s"
         assert not result.final_pass
 
 
