@@ -316,7 +316,8 @@ def _transport_in_city(trip: Trip, i: int, text: str, value: Any, cities: Any) -
     leg, day = (trip.city(origin), trip.city(destination)), (cities[0], cities[-1])
     if leg == day:
         return None
-    return f"{message[:-1]}: it goes from {leg[0]} to {leg[1]}, but the day goes from {day[0]} to {day[1]}."
+    plan = f"goes from {day[0]} to {day[1]}" if "from" in text else f"stays in {day[0]}"
+    return f"{message[:-1]}: it goes from {leg[0]} to {leg[1]}, but the day {plan}."
 
 
 def is_valid_information_in_current_city(trip: Trip) -> Outcome:
