@@ -93,6 +93,10 @@ def test_exact_repeats(database):
     official, strict = both(plan, ROCKFORD, database)
     assert official["is_valid_restaurants"] == "pass"
     assert strict["is_valid_restaurants"] == "fail"
+    # case, full-width letters and a zero-width space do not make a new restaurant either
+    for variant in ("FLYING MANGO, Rockford", "Ｆlying Mango, Rockford", "Flying\u200b Mango, Rockford"):
+        official, strict = both(rockford(edits={(2, "lunch"): variant}), ROCKFORD, database)
+        assert official["is_valid_restaurants"] == "pass" and strict["is_valid_restaurants"] == "fail", variant
 
 
 def test_unchecked_transport(database):

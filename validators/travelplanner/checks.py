@@ -8,6 +8,7 @@ Mode flags (``modes.Mode``) switch each known quirk on (official) or off (strict
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -73,8 +74,14 @@ class Trip:
         return self.query.date[day]
 
     def same(self, text: str) -> str:
-        """The key under which two plan items count as a repeat (Q4: raw string, or normalised)."""
-        return text if self.mode.exact_repeats else " ".join(text.split()).casefold()
+        """The key under which two plan items count as a repeat (Q4: the raw string, or the string with its
+        whitespace collapsed, case folded, compatibility forms (full-width letters) unified and invisible
+        format characters (zero-width spaces) dropped)."""
+        if self.mode.exact_repeats:
+            return text
+        if not text.isascii():
+            text = unicodedata.normalize("NFKC", "".join(c for c in text if unicodedata.category(c) != "Cf"))
+        return " ".join(text.split()).casefold()
 
     def place(self, table: str, text: Any) -> tuple[Any, ...]:
         """The keys under which two mentions are the same place: the text (Q4), and unless Q11 is open the
