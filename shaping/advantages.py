@@ -100,7 +100,7 @@ def segment_normalise(x: np.ndarray, segment: np.ndarray, member: np.ndarray, n_
     return dev
 
 
-def grpo(rollouts: Rollouts, norm_by_std: bool = True, eps: float = 1e-6, **_: Any) -> Advantages:
+def grpo(rollouts: Rollouts, norm_by_std: bool = True, eps: float = 1e-6) -> Advantages:
     """Group-normalised outcome, the reference estimator; identical to VERL's ``compute_grpo_outcome_advantage``
     (unbiased std, and a group of one keeps its raw reward: mean 0, std 1)."""
     r, g = rollouts.reward, rollouts.group
@@ -124,7 +124,6 @@ def planpo(
     eps: float = 1e-6,
     failure_credit: str = "none",
     turn_cap: int | None = None,
-    **_: Any,
 ) -> Advantages:
     """PlanPO: A = A^E + α·A^S (Eq. 2-7).
 
@@ -186,6 +185,8 @@ def planpo(
         a_s[successes[segment] < 2] = 0.0
     return Advantages(a_e, a_s, a_e[owner] + alpha * a_s, float(alpha))
 
+
+grpo.uses_success = False  # type: ignore[attr-defined]  # config checks skip the success predicate for it
 
 Estimator = Callable[..., Advantages]
 BUILTIN_ESTIMATORS: dict[str, Estimator] = {"grpo": grpo, "planpo": planpo}

@@ -4,30 +4,21 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from planshape.validators.travelplanner.answer import extract_answer
 from planshape.validators.travelplanner.checks import COMMONSENSE, HARD, Check
 from planshape.validators.travelplanner.evaluate import PlanResult
 from planshape.validators.travelplanner.query import Query
 
 from .advantages import BUILTIN_ESTIMATORS, Estimator
+from .components import plan_components
 from .hookspecs import hookimpl
-from .reward import plan_components
 from .schedules import PRESETS, Schedule
-
-OPEN, CLOSE = "<answer>", "</answer>"
 
 
 @hookimpl
 def planshape_extract_answer(text: str) -> str | None:
     """The content of the last ``<answer>...</answer>`` block (Planner-R1's answer format)."""
-    if not isinstance(text, str):
-        return None
-    start = text.rfind(OPEN)
-    if start < 0:
-        return None
-    end = text.find(CLOSE, start + len(OPEN))
-    if end < 0:
-        return None
-    return text[start + len(OPEN) : end].strip()
+    return extract_answer(text)
 
 
 @hookimpl

@@ -3,19 +3,24 @@
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
+import sqlite3
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
 from rich.console import Console
 
+from .report_cli import add_plots_argument, add_report_parser
+
+ADAPTERS = ("verl", "trl", "openrlhf")  # each may add a command group through planshape.adapters.<name>.cli
+
 
 def _store(args: argparse.Namespace, console: Console):
     """The ``--database`` sandbox, or the bundled sample world (said on the console)."""
     from planshape.validators.travelplanner import sample
-
-    from .reward import open_store
+    from planshape.validators.travelplanner.store import open_store
 
     database = args.database or sample.sample_database()
     if args.database is None:
@@ -45,6 +50,11 @@ def _evaluate(args: argparse.Namespace) -> int:
                           progress=not args.no_progress)
     print_report(report, console)
     _write_json(args, report, console)
+    if args.plots:
+        from .report_cli import write_submission_plots
+
+        written = write_submission_plots(report, args.plots)
+        console.print(f"figures written to {args.plots}: {', '.join(p.name for p in written.values())}")
     return 0
 
 
@@ -58,23 +68,41 @@ def _schema(args: argparse.Namespace) -> int:
 def _score(args: argparse.Namespace) -> int:
     from planshape.validators.travelplanner import sample
 
-    from . import plugins
-    from .reward import Scorer
+    from .bridge import Shaper
+    from .config import takes_alpha
     from .rollout_file import print_rollouts, read_rollouts, score_rollouts
-    from .schedules import LinearDecay
 
     console = Console()
-    scorer = Scorer(_store(args, console), args.mode, args.schedule)
-    options: dict = {}
-    if args.estimator == "planpo":
-        alpha = LinearDecay(args.alpha, args.alpha_final if args.alpha_final is not None else args.alpha / 2,
-                            args.total_steps)
-        options = {"alpha": alpha(args.step), "grouping": args.grouping}
-    report = score_rollouts(read_rollouts(args.rollouts or sample.sample_dir() / "rollouts.jsonl"), scorer,
-                            plugins.estimator(args.estimator), args.step, **options)
+    settings = _score_settings(args)
+    if "database" not in settings:
+        console.print("[dim]no --database given: using the bundled sample world[/dim]")
+        settings["database"] = "sample"
+    shaper = Shaper.from_mapping(settings)
+    options = dict(shaper.config.estimator_options)
+    if takes_alpha(shaper.estimator):
+        options["alpha"] = shaper.alpha(args.step)
+    report = score_rollouts(read_rollouts(args.rollouts or sample.sample_dir() / "rollouts.jsonl"), shaper.scorer,
+                            shaper.estimator, args.step, **options)
     print_rollouts(report, console)
     _write_json(args, report, console)
     return 0
+
+
+def _score_settings(args: argparse.Namespace) -> dict:
+    """The ``--config`` file's settings, with the flags given on the command line on top."""
+    from .config import as_mapping
+
+    settings = dict(as_mapping(Path(args.config))) if args.config else {}
+    flags = {"database": args.database, "mode": args.mode, "schedule": args.schedule, "estimator": args.estimator,
+             "total_steps": args.total_steps}
+    settings.update({k: v for k, v in flags.items() if v is not None})
+    alpha = {"init": args.alpha, "final": args.alpha_final}
+    if any(v is not None for v in alpha.values()):
+        settings["alpha"] = {**settings.get("alpha", {}), **{k: v for k, v in alpha.items() if v is not None}}
+    if args.grouping is not None:
+        settings["estimator_options"] = {**settings.get("estimator_options", {}), "grouping": args.grouping}
+    settings.setdefault("total_steps", 500)
+    return settings
 
 
 def _db_build(args: argparse.Namespace) -> int:
@@ -112,6 +140,48 @@ def _plugins(args: argparse.Namespace) -> int:
     return 0
 
 
+def _config_schema(args: argparse.Namespace) -> int:
+    from .config import ShapingConfig
+
+    print(json.dumps(ShapingConfig.model_json_schema(), indent=2))
+    return 0
+
+
+def _config_check(args: argparse.Namespace) -> int:
+    from rich.table import Table
+
+    from .bridge import Shaper
+
+    shaper = Shaper.from_mapping(Path(args.file))
+    info = shaper.describe()
+    console = Console()
+    console.print(f"{args.file}: valid planshape config", soft_wrap=True)
+    table = Table(show_header=False)
+    for key in ("database", "mode", "schedule", "estimator", "estimator_options", "alpha", "success",
+                "step_convention", "prompt_version"):
+        table.add_row(key, str(info[key]))
+    for stage in info["stages"]:
+        until = "end" if stage["until_step"] is None else str(stage["until_step"])
+        weights = ", ".join(f"{k}={v:g}" for k, v in stage["weights"].items())
+        table.add_row(f"  {stage['name']}", f"steps [{stage['from_step']}, {until}): {weights}")
+    console.print(table)
+    return 0
+
+
+def _add_adapter_commands(sub: argparse._SubParsersAction) -> None:
+    """Each installed adapter adds its command group (``planshape verl ...``); its trainer is imported only
+    when one of its commands runs."""
+    for name in ADAPTERS:
+        module_name = f"planshape.adapters.{name}.cli"
+        try:
+            module = importlib.import_module(module_name)
+        except ModuleNotFoundError as exc:
+            if exc.name in (module_name, f"planshape.adapters.{name}"):
+                continue
+            raise
+        module.add_parser(sub)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="planshape", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -126,19 +196,21 @@ def build_parser() -> argparse.ArgumentParser:
                     help="use upstream's fixed hard-micro denominator for this split")
     ev.add_argument("--json", metavar="REPORT", help="write the full report (every verdict) as JSON")
     ev.add_argument("--no-progress", action="store_true", help="no progress bar")
+    add_plots_argument(ev)
     ev.set_defaults(func=_evaluate)
 
     sr = sub.add_parser("score", help="rewards and advantages for a rollouts file (JSONL)")
     sr.add_argument("rollouts", nargs="?", help="rollouts JSONL; default: the sample world's")
+    sr.add_argument("--config", help="a planshape config (JSON/YAML, see `planshape config schema`); flags override it")
     sr.add_argument("--database", help="TravelPlanner database directory; default: the bundled sample world")
-    sr.add_argument("--mode", choices=("official", "strict"), default="strict")
-    sr.add_argument("--schedule", default="stage1", help="reward schedule: stage1|stage2|stage3|curriculum-8b|...")
+    sr.add_argument("--mode", choices=("official", "strict"), help="default: strict")
+    sr.add_argument("--schedule", help="reward schedule: stage1 (default)|stage2|stage3|curriculum-8b|...")
     sr.add_argument("--step", type=int, default=0, help="optimizer steps completed (selects stage and α)")
-    sr.add_argument("--estimator", default="planpo", help="advantage estimator: planpo|grpo|<plugin>")
-    sr.add_argument("--alpha", type=float, default=0.1, help="PlanPO α_init")
-    sr.add_argument("--alpha-final", type=float, default=None, help="PlanPO α_final (default α_init / 2)")
-    sr.add_argument("--total-steps", type=int, default=500, help="α decay horizon in steps")
-    sr.add_argument("--grouping", default="index-success", choices=("index-success", "index", "task"))
+    sr.add_argument("--estimator", help="advantage estimator: planpo (default)|grpo|<plugin>")
+    sr.add_argument("--alpha", type=float, help="PlanPO α_init (default 0.1)")
+    sr.add_argument("--alpha-final", type=float, help="PlanPO α_final (default 0.05)")
+    sr.add_argument("--total-steps", type=int, help="the run's optimizer steps: the α decay horizon (default 500)")
+    sr.add_argument("--grouping", choices=("index-success", "index", "task"), help="PlanPO turn grouping")
     sr.add_argument("--json", metavar="REPORT", help="write every trajectory's and turn's numbers as JSON")
     sr.set_defaults(func=_score)
 
@@ -160,6 +232,16 @@ def build_parser() -> argparse.ArgumentParser:
 
     sc = sub.add_parser("schema", help="print the JSON Schema of the structured plan format")
     sc.set_defaults(func=_schema)
+
+    cf = sub.add_parser("config", help="planshape settings: their JSON Schema, or check a file before a run")
+    cfs = cf.add_subparsers(dest="config_command", required=True)
+    cfs.add_parser("schema", help="print the JSON Schema of a planshape config").set_defaults(func=_config_schema)
+    check = cfs.add_parser("check", help="validate a planshape config file (JSON/YAML) and show what will run")
+    check.add_argument("file")
+    check.set_defaults(func=_config_check)
+
+    add_report_parser(sub)
+    _add_adapter_commands(sub)
     return parser
 
 
@@ -167,7 +249,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return args.func(args)
-    except (ValueError, OSError) as exc:
+    except (ValueError, OSError, sqlite3.Error) as exc:  # user errors: one clear line, no traceback
         print(f"planshape {args.command}: error: {exc}", file=sys.stderr)
         return 2
 

@@ -24,6 +24,10 @@ BLOCK_ENV = "PLANSHAPE_BLOCK_PLUGINS"
 TRACE_ENV = "PLANSHAPE_TRACE_HOOKS"
 
 
+class PluginError(ValueError):
+    """A plugin that cannot be used (misspelt hook, duplicate name); raised at start-up."""
+
+
 @cache
 def plugin_manager() -> pluggy.PluginManager:
     pm = pluggy.PluginManager(hookspecs.PROJECT)
@@ -35,6 +39,10 @@ def plugin_manager() -> pluggy.PluginManager:
 
         pm.register(builtin, name=BUILTIN)
     pm.load_setuptools_entrypoints(hookspecs.PROJECT)
+    try:
+        pm.check_pending()  # a misspelt @hookimpl fails here, naming the plugin and the hook
+    except pluggy.PluginValidationError as exc:
+        raise PluginError(f"plugin {pm.get_name(exc.plugin)!r}: {exc}; the hooks are listed in docs/hooks.md") from None
     if os.environ.get(TRACE_ENV, "") not in ("", "0"):
         pm.trace.root.setwriter(lambda message: sys.stderr.write(message))
         pm.enable_tracing()
@@ -47,10 +55,24 @@ def reset() -> None:
 
 
 def _merged(results: list[Mapping[str, Any]]) -> dict[str, Any]:
+    """Reward components by name; a later-registered plugin overrides a name (the documented rule)."""
     merged: dict[str, Any] = {}
     for mapping in reversed(results):  # earlier-registered first, so later plugins override by name
         merged.update(mapping)
     return merged
+
+
+def _named(hook: pluggy.HookCaller, what: str) -> dict[str, Any]:
+    """Named objects from every plugin; a name defined by two plugins is a start-up error."""
+    named: dict[str, Any] = {}
+    owner: dict[str, str] = {}
+    for impl in hook.get_hookimpls():  # registration order: the built-ins first
+        for name, obj in impl.function().items():
+            if name in named:
+                raise PluginError(f"{what} {name!r} is defined by plugins {owner[name]!r} and {impl.plugin_name!r}; "
+                                  "rename one, or block a plugin with PLANSHAPE_BLOCK_PLUGINS")
+            named[name], owner[name] = obj, impl.plugin_name
+    return named
 
 
 def extract_answer(text: str) -> str | None:
@@ -64,20 +86,20 @@ def checks() -> tuple[tuple, tuple]:
     seen: dict[str, Any] = {}
     for check in everything:
         if check.key in seen:
-            raise ValueError(f"check {check.key!r} is provided by two plugins; rename one")
+            raise PluginError(f"check {check.key!r} is provided by two plugins; rename one")
         if check.category not in ("commonsense", "hard"):
-            raise ValueError(f"check {check.key!r}: category must be 'commonsense' or 'hard', got {check.category!r}")
+            raise PluginError(f"check {check.key!r}: category must be 'commonsense' or 'hard', got {check.category!r}")
         seen[check.key] = check
     return (tuple(c for c in everything if c.category == "commonsense"),
             tuple(c for c in everything if c.category == "hard"))
 
 
 def schedules() -> dict[str, Any]:
-    return _merged(plugin_manager().hook.planshape_schedules())
+    return _named(plugin_manager().hook.planshape_schedules, "schedule")
 
 
 def estimators() -> dict[str, Any]:
-    return _merged(plugin_manager().hook.planshape_advantage_estimators())
+    return _named(plugin_manager().hook.planshape_advantage_estimators, "advantage estimator")
 
 
 def estimator(name: str):

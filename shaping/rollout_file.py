@@ -67,7 +67,7 @@ def score_rollouts(rows: Sequence[Mapping[str, Any]], scorer: Scorer, estimator,
             "advantage_turns": [float(x) for x in per_turn[i]], "length_term": [float(x) for x in turn_part[i]],
         })
     return {"step": step, "stage": scorer.schedule.stage(step).name, "schedule": scorer.schedule.name,
-            "mode": scorer.mode, "alpha": adv.alpha, "trajectories": trajectories,
+            "mode": scorer.mode.name, "alpha": adv.alpha, "trajectories": trajectories,
             "failures": dict(failure_counts(scored))}
 
 

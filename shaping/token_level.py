@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from .advantages import Advantages, Estimator, Rollouts, group_codes
-from .turns import broadcast, torch, turn_spans  # turns says how to install torch when it is missing
+from .turns import TurnSpans, broadcast, torch, turn_spans  # turns says how to install torch when it is missing
 
 
 def token_advantages(
@@ -22,12 +22,14 @@ def token_advantages(
     estimator: Estimator,
     success: np.ndarray | None = None,
     success_threshold: float | None = None,
+    spans: TurnSpans | None = None,
     **options: Any,
 ) -> tuple[torch.Tensor, Advantages]:
     """Per-token advantages (0 outside assistant turns) and the per-turn result behind them.
 
     ``success`` flags each trajectory; without it, ``success_threshold`` turns scores into flags
-    (score >= threshold). GRPO needs neither.
+    (score >= threshold). GRPO needs neither. ``spans``: the mask's turns, when the caller has them already.
+    ``options`` go to the estimator (its own signature rejects an unknown one).
     """
     reward = torch.as_tensor(scores).detach().double().cpu().numpy().reshape(-1)
     if success is None:
@@ -35,7 +37,7 @@ def token_advantages(
             success = np.zeros(len(reward), dtype=bool)
         else:
             success = reward >= success_threshold
-    spans = turn_spans(mask)
+    spans = spans if spans is not None else turn_spans(mask)
     turns, lengths = spans.numpy()
     rollouts = Rollouts(group_codes(index), reward, np.asarray(success, dtype=bool), turns, lengths)
     result = estimator(rollouts, **options)

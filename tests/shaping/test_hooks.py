@@ -46,11 +46,15 @@ def test_hook_planshape_extract_answer(registered, sample_row, sample_store):
         def planshape_extract_answer(self, text):
             return text.split("```json", 1)[1].split("```", 1)[0] if "```json" in text else None
 
+    no_block = Scorer(sample_store).score("no block", sample_row["query"])
+    assert no_block.reason == "no <answer>...</answer> block in the output"
     registered(Fenced(), "fenced")
     body = sample_row["text"].split("<answer>")[1].split("</answer>")[0]
-    scored = Scorer(sample_store).score(f"plan:\n```json\n{body}\n```", sample_row["query"])
-    assert scored.components["pass"] == 1.0
+    scorer = Scorer(sample_store)
+    assert scorer.score(f"plan:\n```json\n{body}\n```", sample_row["query"]).components["pass"] == 1.0
     assert plugins.extract_answer("<answer>a</answer>") == "a"  # the built-in still answers when the plugin abstains
+    missing = scorer.score("nothing here", sample_row["query"])
+    assert missing.failure == "no_answer" and "'fenced'" in missing.reason and "<answer>" not in missing.reason
 
 
 def test_hook_planshape_checks(registered, sample_row, sample_store):
@@ -105,6 +109,16 @@ def test_hook_planshape_schedules(registered, sample_row, sample_store):
     assert "curriculum-8b" in plugins.schedules() and "triple-pass" in plugins.schedules()
     assert Scorer(sample_store, schedule="triple-pass").score(sample_row["text"], sample_row["query"]).reward == 3.0
 
+    class Again:
+        @hookimpl
+        def planshape_schedules(self):
+            return {"stage2": Schedule("stage2", (Stage(0, "only", weights),))}
+
+    registered(Again(), "again")
+    with pytest.raises(plugins.PluginError, match="schedule 'stage2' is defined by plugins 'planshape.builtin' and "
+                                                  "'again'"):
+        plugins.schedules()
+
 
 def test_hook_planshape_advantage_estimators(registered):
     class Flat:
@@ -122,19 +136,43 @@ def test_hook_planshape_advantage_estimators(registered):
     with pytest.raises(ValueError, match="unknown advantage estimator 'ppo'"):
         plugins.estimator("ppo")
 
+    class Shadow:
+        @hookimpl
+        def planshape_advantage_estimators(self):
+            return {"planpo": lambda rollouts: None}
 
-def _install_entry_point(tmp_path, monkeypatch):
+    registered(Shadow(), "shadow")
+    with pytest.raises(plugins.PluginError, match="'planpo' is defined by plugins 'planshape.builtin' and 'shadow'"):
+        plugins.estimators()
+
+
+def _install_entry_point(tmp_path, monkeypatch, name="demo", hook="planshape_extract_answer",
+                         body="return 'demo' if text == 'ping' else None"):
     """A real distribution on sys.path advertising a ``planshape`` entry point."""
-    (tmp_path / "planshape_demo_plugin.py").write_text(
+    module = f"planshape_{name}_plugin"
+    (tmp_path / f"{module}.py").write_text(
         "from planshape.shaping.hookspecs import hookimpl\n"
         "@hookimpl\n"
-        "def planshape_extract_answer(text):\n"
-        "    return 'demo' if text == 'ping' else None\n")
-    dist = tmp_path / "planshape_demo_plugin-1.0.dist-info"
+        f"def {hook}(text):\n"
+        f"    {body}\n")
+    dist = tmp_path / f"{module}-1.0.dist-info"
     dist.mkdir()
-    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: planshape-demo-plugin\nVersion: 1.0\n")
-    (dist / "entry_points.txt").write_text("[planshape]\ndemo = planshape_demo_plugin\n")
+    (dist / "METADATA").write_text(f"Metadata-Version: 2.1\nName: planshape-{name}-plugin\nVersion: 1.0\n")
+    (dist / "entry_points.txt").write_text(f"[planshape]\n{name} = {module}\n")
     monkeypatch.syspath_prepend(str(tmp_path))
+
+
+def test_misspelt_hookimpl_fails_at_start_up(tmp_path, monkeypatch):
+    """pluggy's check_pending: a @hookimpl that matches no hook names the plugin and the hook."""
+    _install_entry_point(tmp_path, monkeypatch, "typo", "planshape_extract_anwser", "return None")
+    try:
+        plugins.reset()
+        with pytest.raises(plugins.PluginError, match="plugin 'typo'.*planshape_extract_anwser"):
+            plugins.plugin_manager()
+    finally:
+        sys.modules.pop("planshape_typo_plugin", None)
+        sys.path.remove(str(tmp_path))
+        plugins.reset()
 
 
 def test_entry_point_plugins_load_and_can_be_blocked(tmp_path, monkeypatch):
@@ -172,7 +210,9 @@ def test_every_hook_is_tested_and_documented():
     tests = {name for name, _ in inspect.getmembers(sys.modules[__name__], inspect.isfunction)}
     docs = (ROOT / "docs/hooks.md").read_text()
     assert [s for s in specs if f"test_hook_{s}" not in tests] == []
-    assert [s for s in specs if f"### `{s}(" not in docs] == []
+    headings = {s: f"### `{s}({', '.join(sig.parameters)}) -> {sig.return_annotation}`"
+                for s, sig in ((s, inspect.signature(getattr(hookspecs, s))) for s in specs)}
+    assert [h for h in headings.values() if h not in docs] == []  # documented with its exact signature
 
 
 def test_cli_lists_plugins(capsys):

@@ -93,7 +93,7 @@ def test_score_convenience_loads_once_and_bad_query_fails(tmp_path):
     assert first.reward == 5.0
     with pytest.raises(ValueError):
         score(ROWS[0]["text"], {"org": "Harborview"}, database=sample_database())
-    with pytest.raises(Exception, match="not a directory"):
+    with pytest.raises(Exception, match="no such database directory"):
         score(ROWS[0]["text"], ROWS[0]["query"], database=tmp_path / "missing")
 
 

@@ -10,6 +10,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from .answer import wrap_answer
 from .tools import ToolBox
 
 Action = Mapping[str, Any]  # {"tool": name, "arguments": {...}} or {"answer": text or plan}
@@ -30,8 +31,7 @@ class Episode:
 
 
 def _answer_text(answer: Any) -> str:
-    text = answer if isinstance(answer, str) else json.dumps(answer)
-    return text if "<answer>" in text else f"<answer>{text}</answer>"
+    return wrap_answer(answer if isinstance(answer, str) else json.dumps(answer))
 
 
 def run_episode(policy: Policy, query: Any, tools: ToolBox, scorer: Scores | None = None, step: int = 0,

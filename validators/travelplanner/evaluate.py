@@ -125,11 +125,14 @@ def check_plan(
     mode: str | Mode = "official",
     commonsense: Sequence[Check] = COMMONSENSE,
     hard: Sequence[Check] = HARD,
+    stop_at_failure: bool = False,
 ) -> PlanResult:
     """Every commonsense verdict, and the hard verdicts when upstream would compute them.
 
     Never raises on ``plan``. In official mode, a plan on which the upstream evaluator would crash fails
     every check (upstream produces no verdict at all); strict mode fails only the checks that cannot run.
+    ``stop_at_failure``: return at the first failing check (only ``final_pass`` is then meaningful; the
+    reward-hacking monitor needs no more of its second pass).
     """
     mode = get_mode(mode)
     days = as_days(plan)
@@ -146,6 +149,8 @@ def check_plan(
         verdicts[check.key], crash = _run(check, trip)
         if crash:
             crashes.append(crash)
+        if stop_at_failure and verdicts[check.key].status is Status.FAIL:
+            return PlanResult(mode.name, True, verdicts, None, "stopped at the first failing check")
     if crashes and mode.name == "official":
         return PlanResult(mode.name, True, _all_fail(commonsense, crashes[0]), None, crashes[0])
 
@@ -157,4 +162,6 @@ def check_plan(
         hard_verdicts[check.key], crash = _run(check, trip)
         if crash and mode.name == "official":
             return PlanResult(mode.name, True, _all_fail(commonsense, crash), None, crash)
+        if stop_at_failure and hard_verdicts[check.key].status is Status.FAIL:
+            break
     return PlanResult(mode.name, True, verdicts, hard_verdicts)

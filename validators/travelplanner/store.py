@@ -25,8 +25,8 @@ from collections.abc import Iterable
 from functools import lru_cache
 from pathlib import Path
 
-from .database import FILES, database_paths, read_city_states, read_distances, read_rows
-from .sandbox import Accommodation, Attraction, Distance, Flight, Restaurant
+from .database import FILES, database_paths, load_database, read_city_states, read_distances, read_rows
+from .sandbox import Accommodation, Attraction, Distance, Flight, Restaurant, SandboxStore
 
 FORMAT = "planshape-sandbox-1"
 CACHE_NAME = ".planshape-sandbox.sqlite"
@@ -47,7 +47,7 @@ INDEXES = (
 )
 
 
-class StoreError(RuntimeError):
+class StoreError(ValueError):
     """The store file is missing, of another format, or stale."""
 
 
@@ -115,7 +115,11 @@ class SqliteStore:
         self.source = str(self.path)
         self._mmap = mmap_bytes
         self._local = threading.local()
-        meta = dict(self._db().execute("SELECT key, value FROM meta"))
+        try:
+            meta = dict(self._db().execute("SELECT key, value FROM meta"))
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(f"{self.path}: not a planshape store ({exc}); build one with "
+                             f"`planshape db build DIR -o FILE`, or pass the database directory") from None
         if meta.get("format") != FORMAT:
             raise StoreError(f"{self.path}: store format {meta.get('format')!r}, expected {FORMAT!r}; rebuild it")
         self.meta = meta
@@ -236,3 +240,27 @@ def flights_size(directory: str | Path) -> int:
     with contextlib.suppress(OSError):
         return (Path(directory) / FILES["flights"]).stat().st_size
     return 0
+
+
+MEMORY_LIMIT = 50_000_000  # flights CSV bytes above which a directory is served from its SQLite store
+BACKENDS = ("auto", "memory", "sqlite")
+
+
+@lru_cache(maxsize=8)
+def open_store(database: str, backend: str = "auto") -> SandboxStore:
+    """The sandbox, opened once per process: a built store file, or a database directory.
+
+    A directory is loaded into memory (``backend="memory"``) or served from its automatically built and
+    cached SQLite store (``"sqlite"``); ``"auto"`` picks SQLite when the flights table is large (full size).
+    Raises ``StoreError`` / ``DatabaseError`` (both ``ValueError``) naming the path and what to do.
+    """
+    path = Path(database)
+    if backend not in BACKENDS:
+        raise ValueError(f"unknown store backend {backend!r}; choose one of {BACKENDS}")
+    if path.is_file():
+        return SqliteStore(path)
+    if not path.is_dir():
+        raise StoreError(f"{path}: no such database directory or store file")
+    if backend == "memory" or (backend == "auto" and flights_size(path) < MEMORY_LIMIT):
+        return load_database(path)
+    return cached_store(path)

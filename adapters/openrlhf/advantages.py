@@ -1,0 +1,157 @@
+"""PlanPO inside OpenRLHF: a wrapper of ``RemoteExperienceMaker.compute_advantages_and_returns``.
+
+OpenRLHF 0.11 chooses its estimator from a fixed list and has no registry, so the run keeps a valid built-in
+estimator (``group_norm``) and this wrapper, installed in the trainer actor by ``setup_hook``:
+
+1. rescores every sample at the trainer's step (the rollout side cannot know it), so a staged schedule follows
+   training and the logged metrics are the ones the advantages use;
+2. calls OpenRLHF's own method, which keeps its length penalties, FP32 promotion and group-std logging;
+3. overwrites ``advantages`` and ``returns`` with the facade's per-token advantages, computed over the whole
+   batch (a group's samples are spread over micro-batches of different widths; group id = ``index // n``).
+
+The step is ``global_step`` as ``BasePPOTrainer.train_step`` receives it (restored on resume), recorded on the
+experience maker by an instance-level wrapper: Ray copies inherited methods onto actor classes, so a
+class-level patch of ``train_step`` would never be seen inside the actor.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+import torch
+from planshape.shaping.bridge import ConfigError, Shaper
+
+from .config import shaper_from_env
+from .version import check_openrlhf
+
+check_openrlhf()
+
+STEP = "_planshape_step"
+SHAPER = "_planshape_shaper"
+PATCHED = "_planshape_patched"
+
+
+def check_trainer_args(args: Any) -> None:
+    """Refuse, at trainer start-up, an OpenRLHF configuration whose result the override would silently change."""
+    estimator = args.algo.advantage.estimator
+    if estimator == "gae":
+        raise ConfigError("planshape's advantages replace OpenRLHF's estimator, which must not be 'gae' (it trains "
+                          "a critic on returns planshape overwrites): use --algo.advantage.estimator group_norm")
+    if args.rollout.n_samples_per_prompt < 2:
+        raise ConfigError("planshape's advantages compare the samples of a group: set "
+                          f"--rollout.n_samples_per_prompt >= 2 (got {args.rollout.n_samples_per_prompt})")
+    if not args.algo.kl.use_loss and args.algo.kl.init_coef != 0:
+        raise ConfigError("planshape overwrites OpenRLHF's advantages, so a KL penalty folded into the reward "
+                          f"(--algo.kl.init_coef {args.algo.kl.init_coef} without --algo.kl.use_loss) would be "
+                          "lost: add --algo.kl.use_loss (KL as a loss term), or set --algo.kl.init_coef 0")
+
+
+def turn_spans(mask_row: torch.Tensor) -> list[tuple[int, int]]:
+    """The ``[start, end)`` runs of 1s in one action-mask row: OpenRLHF's assistant turns."""
+    padded = torch.cat([mask_row.new_zeros(1), mask_row.to(torch.int8), mask_row.new_zeros(1)])
+    edges = torch.diff(padded.to(torch.int8)).nonzero().flatten().tolist()
+    return list(zip(edges[0::2], edges[1::2], strict=True))
+
+
+def final_turn_text(tokenizer: Any, sequences: torch.Tensor, mask_row: torch.Tensor) -> str:
+    """The text of a sample's last assistant turn (``action_mask`` is shifted by one against ``sequences``)."""
+    spans = turn_spans(mask_row)
+    if not spans:
+        return ""
+    start, end = spans[-1]
+    return tokenizer.decode(sequences[start + 1:end + 1].tolist(), skip_special_tokens=True)
+
+
+def rescore(shaper: Shaper, tokenizer: Any, experiences: Sequence[Any], step: int) -> list[torch.Tensor]:
+    """Score every sample's final turn at ``step``; writes ``rewards`` and the metrics in ``info``, and returns
+    each micro-batch's success flags."""
+    successes = []
+    for exp in experiences:
+        texts = [final_turn_text(tokenizer, exp.sequences[j], exp.action_mask[j]) for j in range(len(exp.index))]
+        try:
+            scored = shaper.score_batch(texts, list(exp.labels), step)
+        except ValueError as exc:  # the dataset's labels, not model output: say which data to fix
+            raise ValueError(f"a sample's label is not a TravelPlanner query ({exc}); build the prompt dataset "
+                             "with `planshape openrlhf prepare-data` and pass --data.label_key label") from exc
+        exp.rewards = torch.tensor([s.reward for s in scored], dtype=torch.float32)
+        exp.info["reward"] = exp.rewards.clone()  # what OpenRLHF logs as the reward: the one trained on
+        metrics = [s.metrics() for s in scored]
+        for name in shaper.metric_names:
+            exp.info[name] = torch.tensor([float(m[name]) for m in metrics])
+        successes.append(torch.tensor([bool(s.success) for s in scored]))
+    return successes
+
+
+def write_advantages(shaper: Shaper, experiences: Sequence[Any], n_samples: int, step: int,
+                     success: torch.Tensor | None = None) -> None:
+    """Per-token advantages of the whole batch from the facade, written back micro-batch by micro-batch."""
+    widths = [exp.action_mask.shape[1] for exp in experiences]
+    sizes = [exp.action_mask.shape[0] for exp in experiences]
+    mask = torch.zeros(sum(sizes), max(widths), dtype=torch.long)
+    row = 0
+    for exp, size, width in zip(experiences, sizes, widths, strict=True):
+        mask[row:row + size, :width] = exp.action_mask.long()
+        row += size
+    index = np.asarray([i for exp in experiences for i in exp.index], dtype=np.int64) // n_samples
+    scores = torch.cat([exp.rewards.float() for exp in experiences])
+    result = shaper.advantages(scores, mask, index, step, success)
+    tokens = result.tokens.split(sizes)
+    for exp, block, width in zip(experiences, tokens, widths, strict=True):
+        exp.advantages = block[:, :width].to(torch.float32).contiguous()
+        exp.returns = exp.advantages.clone()
+        for name, value in result.stats.items():
+            exp.info[name] = torch.full((exp.action_mask.shape[0],), float(value))
+
+
+def wrap_compute_advantages(original: Callable[..., Any]) -> Callable[..., Any]:
+    """``compute_advantages_and_returns`` with planshape's rewards and advantages (module docstring)."""
+
+    @functools.wraps(original)
+    def compute_advantages_and_returns(self: Any, experiences: list[Any]) -> list[Any]:
+        shaper: Shaper = getattr(self, SHAPER)
+        step = int(getattr(self, STEP, 0))
+        success = torch.cat(rescore(shaper, self.tokenizer, experiences, step))
+        experiences = original(self, experiences)
+        write_advantages(shaper, experiences, self.args.rollout.n_samples_per_prompt, step, success)
+        return experiences
+
+    setattr(compute_advantages_and_returns, PATCHED, True)
+    return compute_advantages_and_returns
+
+
+def wrap_trainer_init(original: Callable[..., None]) -> Callable[..., None]:
+    """``BasePPOTrainer.__init__`` that checks the run, gives the experience maker its ``Shaper`` and installs
+    the instance-level ``train_step`` wrapper that records ``global_step``."""
+
+    @functools.wraps(original)
+    def __init__(self: Any, *args: Any, **kwargs: Any) -> None:  # noqa: N807 - it replaces __init__
+        original(self, *args, **kwargs)
+        check_trainer_args(self.args)
+        maker = self.experience_maker
+        setattr(maker, SHAPER, shaper_from_env())
+        train_step = self.train_step
+
+        @functools.wraps(train_step)
+        def recorded_train_step(rollout_samples: Any, global_step: int) -> Any:
+            setattr(maker, STEP, int(global_step))
+            return train_step(rollout_samples, global_step)
+
+        self.train_step = recorded_train_step
+
+    setattr(__init__, PATCHED, True)
+    return __init__
+
+
+def patch_openrlhf() -> None:
+    """Apply both wrappers (idempotent). Runs in the trainer process once ``openrlhf.trainer.ppo_trainer`` exists."""
+    from openrlhf.trainer.ppo_trainer import BasePPOTrainer
+    from openrlhf.trainer.ppo_utils.experience_maker import RemoteExperienceMaker
+
+    if not getattr(RemoteExperienceMaker.compute_advantages_and_returns, PATCHED, False):
+        RemoteExperienceMaker.compute_advantages_and_returns = wrap_compute_advantages(
+            RemoteExperienceMaker.compute_advantages_and_returns)
+    if not getattr(BasePPOTrainer.__init__, PATCHED, False):
+        BasePPOTrainer.__init__ = wrap_trainer_init(BasePPOTrainer.__init__)

@@ -1,0 +1,73 @@
+"""The reward function OpenRLHF calls from ``--reward.remote_url FILE.py``.
+
+OpenRLHF calls ``reward_func(queries, prompts, labels)`` once per sample (lists of length 1) in a thread of a
+vLLM rollout actor and needs a dict back: an exception or any other value becomes a ``None`` reward that crashes
+the run much later. So this never raises, and ``extra_logs`` always carries every name of
+``shaper.metric_names``: OpenRLHF concatenates the per-sample info dicts key by key, and a key missing from one
+sample breaks the replay buffer's split.
+
+The rollout actor does not know the training step, so the reward is scored at ``step`` 0 (the first stage).
+With the setup hook installed (``advantages``), the trainer rescores every sample at its own step before any
+advantage is computed; a staged schedule without the hook is refused when the actor loads this file.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import torch
+from planshape.shaping.bridge import Shaper
+
+from .config import rollout_shaper
+from .version import check_openrlhf
+
+check_openrlhf()
+
+log = logging.getLogger(__name__)
+
+ROLLOUT_STEP = 0
+"""The step the rollout side scores at; the setup hook rescores every sample at the trainer's step."""
+
+RewardFunc = Callable[..., dict[str, Any]]
+
+
+def response_text(query: str, prompt: str) -> str:
+    """The model's part of ``query`` (prompt + response as decoded by OpenRLHF): decoding need not reproduce
+    the prompt exactly, so the whole query is scored when the prompt is not a prefix of it."""
+    return query[len(prompt):] if query.startswith(prompt) else query
+
+
+def failed_logs(shaper: Shaper) -> dict[str, float]:
+    """Every metric at 0, for a sample that could not be scored at all."""
+    return dict.fromkeys(shaper.metric_names, 0.0)
+
+
+def reward_dict(shaper: Shaper, query: Any, prompt: Any, label: Any, step: int = ROLLOUT_STEP) -> dict[str, Any]:
+    """OpenRLHF's reward dict for one sample: ``rewards``, ``scores`` (1.0 when the plan succeeds, for dynamic
+    filtering) and ``extra_logs`` (every metric, as floats)."""
+    try:
+        scored = shaper.score(response_text(str(query), str(prompt)), label, step)
+        reward, success, logs = float(scored.reward), float(scored.success), dict(scored.metrics())
+    except Exception as exc:  # noqa: BLE001 - a bad label must not become a None reward inside OpenRLHF
+        log.warning("planshape could not score a sample (%s: %s); it gets reward 0", type(exc).__name__, exc)
+        reward, success, logs = 0.0, 0.0, failed_logs(shaper)
+    return {"rewards": torch.tensor([reward]), "scores": torch.tensor([success]),
+            "extra_logs": {name: float(logs.get(name, 0.0)) for name in shaper.metric_names}}
+
+
+def make_reward_func(config: str) -> RewardFunc:
+    """A ``reward_func`` for the planshape config at ``config`` (a file path or JSON text), validated now."""
+    shaper = rollout_shaper(config)
+
+    def reward_func(queries: Sequence[Any], prompts: Sequence[Any], labels: Sequence[Any]) -> dict[str, Any]:
+        """OpenRLHF's reward-function protocol: it passes one sample per call; more are scored row by row."""
+        rows = [reward_dict(shaper, q, p, lb) for q, p, lb in zip(queries, prompts, labels, strict=False)]
+        if len(rows) == 1:
+            return rows[0]
+        return {"rewards": torch.tensor([float(r["rewards"]) for r in rows]),
+                "scores": torch.tensor([float(r["scores"]) for r in rows]),
+                "extra_logs": {n: torch.tensor([r["extra_logs"][n] for r in rows]) for n in shaper.metric_names}}
+
+    return reward_func

@@ -1,0 +1,55 @@
+"""``planshape trl ...``: prepare a dataset, check the TRL install and a config before launching a run.
+
+Nothing here imports TRL at module level: ``planshape`` lists this group even where TRL is not installed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+DEFAULT_SHAPING = '{"database": "sample"}'
+
+
+def _prepare_data(args: argparse.Namespace) -> int:
+    from .config import run_shaper
+    from .data import write_jsonl
+
+    shaper = run_shaper(args.shaping, 1)  # the prompt does not depend on α's horizon; any will do
+    records = shaper.read_queries(args.input)
+    count = write_jsonl(records[: args.limit] if args.limit else records, shaper, args.output)
+    print(f"{count} rows written to {args.output} (prompt {shaper.prompt_version}); "
+          f"load with datasets.load_dataset('json', data_files='{args.output}')")
+    return 0
+
+
+def _check(args: argparse.Namespace) -> int:
+    from .check import UnsupportedTRL, check_trl
+    from .config import run_shaper
+
+    try:
+        version = check_trl()
+    except UnsupportedTRL as exc:
+        print(f"planshape trl check: {exc}")
+        return 2
+    shaper = run_shaper(args.shaping, args.max_steps)
+    print(json.dumps({"trl": version, "shaping": shaper.describe()}, indent=2, default=str))
+    return 0
+
+
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    """The ``trl`` command group."""
+    group = subparsers.add_parser("trl", help="TRL GRPOTrainer adapter: dataset preparation and set-up checks")
+    commands = group.add_subparsers(dest="trl_command", required=True)
+
+    prep = commands.add_parser("prepare-data", help="TravelPlanner CSV/JSONL -> GRPOTrainer dataset rows (JSONL)")
+    prep.add_argument("--input", required=True, help="TravelPlanner queries, HF CSV/JSONL layout")
+    prep.add_argument("--output", required=True, help="JSONL file to write (columns: prompt, planshape_query)")
+    prep.add_argument("--shaping", default=DEFAULT_SHAPING, help="planshape config file or inline YAML/JSON")
+    prep.add_argument("--limit", type=int, default=None, help="keep only the first LIMIT queries")
+    prep.set_defaults(func=_prepare_data)
+
+    check = commands.add_parser("check", help="check the installed TRL and a planshape config; show what will run")
+    check.add_argument("--shaping", default=DEFAULT_SHAPING, help="planshape config file or inline YAML/JSON")
+    check.add_argument("--max-steps", type=int, default=0, help="the run's optimizer steps (PlanPO's α horizon)")
+    check.set_defaults(func=_check)

@@ -1,0 +1,53 @@
+"""TravelPlanner records (HF CSV / JSONL) -> the dataset ``GRPOTrainer`` trains on.
+
+Each row holds ``prompt`` (conversational: the facade's versioned Planner-R1 system prompt and the query,
+``shaper.messages``) and ``planshape_query`` (the whole record as JSON text, which the reward reads back).
+One JSON column keeps the Arrow schema fixed whatever the record's fields and types; TRL passes every column
+except ``prompt`` to the reward function, so nothing else is needed.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from planshape.shaping.bridge import Shaper
+
+from .reward import QUERY_COLUMN
+
+
+def rows(records: Sequence[Mapping[str, Any]], shaper: Shaper) -> list[dict[str, Any]]:
+    """The dataset rows of ``records``; a record the prompt cannot be built from fails naming its number."""
+    out = []
+    for number, record in enumerate(records, start=1):
+        try:
+            prompt = shaper.messages(record)
+        except ValueError as exc:
+            raise ValueError(f"record {number}: {exc}") from None
+        out.append({"prompt": prompt, QUERY_COLUMN: json.dumps(dict(record), ensure_ascii=False)})
+    return out
+
+
+def to_dataset(records: Sequence[Mapping[str, Any]], shaper: Shaper):
+    """A ``datasets.Dataset`` of ``rows(records, shaper)``."""
+    from datasets import Dataset
+
+    return Dataset.from_list(rows(records, shaper))
+
+
+def load_queries(path: str | Path, shaper: Shaper, limit: int | None = None):
+    """The dataset of a TravelPlanner CSV/JSONL file (validated by the facade; ``"sample"``: the sample
+    world's queries), optionally its first ``limit`` rows."""
+    records = shaper.read_queries(path)
+    return to_dataset(records[:limit] if limit else records, shaper)
+
+
+def write_jsonl(records: Sequence[Mapping[str, Any]], shaper: Shaper, path: str | Path) -> int:
+    """Write the dataset rows as JSONL (``datasets.load_dataset("json", ...)`` reads it); returns the count."""
+    data = rows(records, shaper)
+    with open(path, "w", encoding="utf-8") as out:
+        for row in data:
+            out.write(json.dumps(row, ensure_ascii=False) + "\n")
+    return len(data)

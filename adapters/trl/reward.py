@@ -1,0 +1,88 @@
+"""The planshape reward as a TRL ``reward_funcs`` callable.
+
+TRL calls it with keyword arguments only: ``prompts``, ``completions``, ``completion_ids``, every dataset column
+(as per-row lists), ``trainer_state``, ``log_metric`` and ``log_extra``. The query comes from the dataset's
+``planshape_query`` column (JSON text, written by ``data.to_dataset``) or, for a raw TravelPlanner dataset,
+from the row's own columns; the step is ``trainer_state.global_step`` (optimizer steps completed, the facade's
+convention). The Planner-R1 schema gate and stage weights stay inside the facade: this is one composite
+function, not one function per component, because the gate multiplies and ``reward_weights`` only add.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from planshape.shaping.bridge import Shaper
+
+QUERY_COLUMN = "planshape_query"
+# Keyword arguments TRL adds beside the dataset columns; they are never part of a query record.
+TRAINER_KWARGS = frozenset({"prompts", "completions", "completion_ids", "trainer_state", "log_metric", "log_extra",
+                            "environments"})
+
+
+class PlanshapeReward:
+    """A picklable reward function: one float per completion, every ``shaper.metric_names`` logged per batch.
+
+    Its ``__name__`` is TRL's key for it (``rewards/planshape/mean``). Model output never raises here; a
+    malformed dataset row does (it is a configuration error, and names the row).
+    """
+
+    def __init__(self, shaper: Shaper, query_column: str = QUERY_COLUMN, name: str = "planshape"):
+        self.shaper = shaper
+        self.query_column = query_column
+        self.__name__ = name
+
+    def __call__(self, prompts: Sequence[Any], completions: Sequence[Any], trainer_state: Any = None,
+                 log_metric: Callable[[str, float], None] | None = None, **columns: Any) -> list[float]:
+        step = 0 if trainer_state is None else int(trainer_state.global_step)
+        queries = self.queries(columns, len(completions))
+        scores = self.shaper.score_batch([final_text(c) for c in completions], queries, step)
+        if log_metric is not None and scores:
+            for name in self.shaper.metric_names:
+                log_metric(name, sum(s.metrics()[name] for s in scores) / len(scores))
+        return [s.reward for s in scores]
+
+    def queries(self, columns: Mapping[str, Any], n: int) -> list[Any]:
+        """One query per completion: the JSON column when present, else the row's own TravelPlanner columns."""
+        if self.query_column in columns:
+            return list(columns[self.query_column])
+        record_columns = {k: v for k, v in columns.items() if k not in TRAINER_KWARGS and isinstance(v, list)}
+        if "query" not in record_columns:
+            raise ValueError(f"the dataset has neither a {self.query_column!r} column nor TravelPlanner columns "
+                             f"(got {sorted(columns)}); build it with planshape.adapters.trl.data.to_dataset")
+        return [{k: v[i] for k, v in record_columns.items()} for i in range(n)]
+
+    def __getstate__(self) -> dict[str, Any]:
+        # The shaper holds open store connections; a copy in another process rebuilds it from the config.
+        return {"config": self.shaper.config, "query_column": self.query_column, "name": self.__name__}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__init__(Shaper(state["config"]), state["query_column"], state["name"])
+
+    def __repr__(self) -> str:
+        return f"PlanshapeReward(name={self.__name__!r}, query_column={self.query_column!r})"
+
+
+def final_text(completion: Any) -> str:
+    """The text the plan is read from: a plain completion, or the last assistant message of a conversation.
+
+    Content may be a string or a list of content blocks; anything else (a model-driven oddity) reads as "".
+    """
+    if isinstance(completion, str):
+        return completion
+    if not isinstance(completion, Sequence):
+        return ""
+    for message in reversed(completion):
+        if isinstance(message, Mapping) and message.get("role") == "assistant":
+            return _content_text(message.get("content"))
+    return ""
+
+
+def _content_text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, Sequence):
+        return "".join(part.get("text", "") for part in content
+                       if isinstance(part, Mapping) and isinstance(part.get("text", ""), str))
+    return ""

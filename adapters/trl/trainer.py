@@ -1,0 +1,134 @@
+"""``GRPOTrainer`` with planshape's per-token advantages (PlanPO, or GRPO through the same path).
+
+TRL 1.16 computes advantages inline in ``_generate_and_score_completions`` and offers no hook for them
+(huggingface/trl#4525: subclass, call ``super()``, replace ``output["advantages"]``). This mixin does exactly
+that, and only translates:
+
+* scores: TRL's own scalar reward, ``nansum(reward_weights * rewards_per_func)`` over the gathered batch
+  (kept from ``_calculate_rewards``); success: the planshape column of that batch, read by the facade;
+* turns: runs of 1s in ``completion_mask * tool_mask`` (tool results are 0), gathered across processes;
+* groups: contiguous blocks of ``num_generations`` in the gathered order (TRL's own ``view(-1, G)``);
+* step: ``state.global_step`` at generation time, so α is frozen over a reuse window
+  (``steps_per_generation``, ``num_iterations``);
+
+then slices this process's rows back out as a (B, T) tensor, which ``_compute_loss`` uses as it is. With
+``estimator: grpo`` the facade is set to TRL's normalisation (ε = 1e-4, std on unless ``scale_rewards="none"``)
+and reproduces TRL's advantages.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from .check import check_trl
+
+check_trl()  # before anything of TRL is imported: a missing or unsupported TRL says what to install
+
+import torch  # noqa: E402
+from planshape.shaping.bridge import ConfigError, Shaper  # noqa: E402
+from trl import GRPOTrainer  # noqa: E402
+
+from .reward import PlanshapeReward  # noqa: E402
+
+logger = logging.getLogger(__name__)
+
+TRL_GRPO_EPS = 1e-4  # the ε TRL adds to the group std (grpo_trainer.py, advantage block)
+SIGN_GATED_LOSSES = ("sapo", "vespo")
+
+
+class PlanPOMixin:
+    """Put before a ``GRPOTrainer`` (sub)class: ``class T(PlanPOMixin, GRPOTrainer)``.
+
+    The shaping configuration is the one of the ``PlanshapeReward`` in ``reward_funcs``; there must be one.
+    """
+
+    shaper: Shaper
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        # Forwards the trainer's own constructor unchanged; the checks below need its resolved arguments.
+        super().__init__(*args, **kwargs)
+        self._planshape_column = planshape_column(self.reward_funcs)
+        self.shaper = checked_shaper(self.reward_funcs[self._planshape_column].shaper, self.args)
+        self._planshape_rewards: torch.Tensor | None = None
+
+    def _calculate_rewards(self, inputs, prompts, completions, completion_ids_list):
+        # Keep the gathered (B_global, F) rewards: TRL's scalar reward and the success flags come from them.
+        self._planshape_rewards = super()._calculate_rewards(inputs, prompts, completions, completion_ids_list)
+        return self._planshape_rewards
+
+    def _generate_and_score_completions(self, inputs):
+        output = super()._generate_and_score_completions(inputs)
+        mode = "train" if self.model.training else "eval"
+        group_size = self.num_generations if mode == "train" else self.num_generations_eval
+        step = int(self.state.global_step)
+
+        rewards = self._planshape_rewards
+        scores = (rewards * self.reward_weights.to(rewards.device).unsqueeze(0)).nansum(dim=1)
+        success = self.shaper.success_from_rewards(rewards[:, self._planshape_column].cpu().numpy(), step)
+
+        mask = output["completion_mask"]
+        if output.get("tool_mask") is not None:
+            mask = mask * output["tool_mask"]
+        local_rows, width = mask.shape
+        full_mask = self.accelerator.gather(self.accelerator.pad_across_processes(mask, dim=1, pad_index=0))
+        groups = (torch.arange(full_mask.shape[0]) // group_size).numpy()
+
+        result = self.shaper.advantages(scores, full_mask, groups, step, success=success)
+        start = self.accelerator.process_index * local_rows
+        output["advantages"] = result.tokens[start:start + local_rows, :width].to(mask.device)
+
+        for name, value in result.stats.items():
+            self._metrics[mode][name].append(value)
+        self._replace_logged_advantages(result.tokens, full_mask)
+        return output
+
+    def _replace_logged_advantages(self, tokens: torch.Tensor, mask: torch.Tensor) -> None:
+        """The completions table shows each row's mean token advantage, not TRL's stock value it logged."""
+        per_row = (tokens * mask).sum(dim=1) / mask.sum(dim=1).clamp(min=1)
+        logged = self._logs["advantages"]
+        for _ in range(min(len(per_row), len(logged))):
+            logged.pop()
+        logged.extend(per_row.tolist())
+
+
+class PlanPOTrainer(PlanPOMixin, GRPOTrainer):
+    """``GRPOTrainer`` whose advantages are planshape's per-token advantages (see the module docstring)."""
+
+
+def planshape_column(reward_funcs: list[Any]) -> int:
+    """The position of the (single) planshape reward among the trainer's reward functions."""
+    found = [i for i, f in enumerate(reward_funcs) if isinstance(f, PlanshapeReward)]
+    if len(found) != 1:
+        raise ConfigError(f"the PlanPO trainer needs exactly one PlanshapeReward in reward_funcs (it carries the "
+                          f"shaping config and the success flags), found {len(found)}")
+    return found[0]
+
+
+def checked_shaper(shaper: Shaper, args: Any) -> Shaper:
+    """The shaper the trainer estimates with: the reward's, checked against TRL's settings, and for GRPO set
+    to TRL's normalisation where the config leaves it open."""
+    config = shaper.config
+    if args.multi_objective_aggregation != "sum_then_normalize":
+        raise ConfigError(f"multi_objective_aggregation={args.multi_objective_aggregation!r}: the PlanPO trainer "
+                          "estimates from the summed reward; use 'sum_then_normalize'")
+    if config.estimator == "grpo":
+        if args.scale_rewards not in ("group", "none"):
+            raise ConfigError(f"scale_rewards={args.scale_rewards!r}: estimator 'grpo' normalises within each "
+                              "group; use scale_rewards='group' (or 'none': no division by the std)")
+        options = {"eps": TRL_GRPO_EPS, "norm_by_std": args.scale_rewards == "group",
+                   **config.estimator_options}
+        shaper = Shaper.from_mapping({**config.model_dump(), "estimator_options": options})  # re-validated
+    elif args.scale_rewards != "group":
+        logger.warning("scale_rewards=%r is not used by estimator %r: it normalises with its own options "
+                       "(estimator_options.norm)", args.scale_rewards, config.estimator)
+    if config.estimator != "grpo" and (args.loss_type in SIGN_GATED_LOSSES
+                                       or args.off_policy_mask_threshold is not None):
+        logger.warning("loss_type=%s / off_policy_mask_threshold=%s gate on the sign of the advantage; with "
+                       "per-token advantages that gate acts per token", args.loss_type,
+                       args.off_policy_mask_threshold)
+    horizon = config.alpha.steps or config.total_steps
+    if shaper.alpha(0) and args.max_steps > 0 and horizon != args.max_steps:
+        logger.warning("α decays over %s steps but max_steps=%s; set total_steps to the run's length",
+                       horizon, args.max_steps)
+    return shaper

@@ -1,0 +1,362 @@
+"""The facade every trainer adapter stands on: the only planshape module an adapter imports.
+
+An adapter builds one ``Shaper`` from its trainer's settings (``Shaper.from_mapping``), then
+
+* scores model outputs for a step: ``score`` / ``score_batch`` -> ``SampleScore`` (reward, success, metrics
+  under fixed names, failure category and reason); model output never raises;
+* turns (scores, assistant mask, group ids, step) into per-token advantages: ``advantages`` ->
+  ``TokenAdvantages`` (the (B, L) tensor on the mask's device, and the statistics to log).
+
+Step convention, stated once: ``step`` is the number of optimizer steps completed before the batch, so the
+first batch is step 0 (VERL ``global_steps - 1``, TRL ``trainer_state.global_step``, OpenRLHF
+``global_step``). Stage boundaries are half-open. See docs/adapter-kit.md.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from functools import cached_property, partial
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+from planshape.validators.travelplanner import prompt, sample
+from planshape.validators.travelplanner.query import Query, read_records
+from planshape.validators.travelplanner.store import open_store
+from planshape.validators.travelplanner.tools import TOOL_SCHEMAS, ToolBox
+
+from . import plugins
+from .budget import Failed, run_with_budget, score_all
+from .components import COMPONENTS, PASSED, failure_categories
+from .config import SAMPLE, ConfigError, ShapingConfig, takes_alpha
+from .hookspecs import hookimpl
+from .monitor import MONITOR_METRICS, NOT_CHECKED, Watch
+from .reward import RewardResult, Scorer
+from .sample_log import SampleLog
+from .verdict_log import CHECK_KEYS, NOT_RUN, verdict_code
+
+if TYPE_CHECKING:
+    import torch
+
+    from .advantages import Advantages
+    from .scoring_pool import ScoringPool
+
+PREFIX = "planshape/"
+ADVANTAGE_STATS = ("alpha", "adv_e_mean", "adv_e_std", "adv_s_mean", "adv_s_std", "turns_mean", "turns_max",
+                   "turn_tokens_mean", "success_rate", "groups_multi_success")
+
+__all__ = ["ConfigError", "PREFIX", "SampleScore", "Shaper", "ShapingConfig", "TokenAdvantages", "hookimpl"]
+
+
+@dataclass(frozen=True)
+class SampleScore:
+    """One scored model output: what a trainer logs and what the estimator needs."""
+
+    reward: float
+    success: bool
+    failure: str  # "" when the plan passes, else a countable category ("schema", "hard:valid_cost", ...)
+    reason: str
+    stage: str
+    step: int
+    components: dict[str, float]
+    categories: tuple[str, ...] = field(repr=False, default=())
+    verdicts: str = field(repr=False, default=NOT_RUN * len(CHECK_KEYS))  # the 13 official verdicts, p/f/n/-
+    watch: Watch | None = field(repr=False, default=None)  # the reward-hacking monitor's view (config.monitor)
+    level: str = field(repr=False, default="")  # the query's level and trip length (for the report's breakdown)
+    days: int = field(repr=False, default=0)
+
+    @property
+    def official_pass(self) -> bool | None:
+        """Would the official evaluator pass this plan? (None when the monitor is off.)"""
+        return None if self.watch is None else self.watch.official_pass
+
+    @property
+    def exploit(self) -> bool | None:
+        """Passes the official evaluator but fails the reward's strict rules (None when the monitor is off)."""
+        return None if self.watch is None else self.watch.exploit
+
+    def metrics(self) -> dict[str, float]:
+        """Every metric name of ``Shaper.metric_names``, always all of them (trainers stack them per key)."""
+        out = {f"{PREFIX}reward": self.reward, f"{PREFIX}success": float(self.success)}
+        out.update({f"{PREFIX}{k}": float(self.components.get(k, 0.0)) for k in COMPONENTS})
+        counted = self.failure or PASSED
+        out.update({f"{PREFIX}failure/{c}": float(c == counted) for c in self.categories})
+        if self.watch is not None:
+            out.update({f"{PREFIX}{k}": v for k, v in self.watch.metrics().items()})
+        return out
+
+
+@dataclass(frozen=True)
+class TokenAdvantages:
+    """Per-token advantages and what a trainer should log about them."""
+
+    tokens: torch.Tensor  # (B, L) float32 on the mask's device; 0 outside assistant turns
+    stats: dict[str, float]  # every name of ``Shaper.advantage_metric_names``
+    per_trajectory: np.ndarray  # (B,) A^E (PlanPO) or A (GRPO)
+    per_turn: np.ndarray  # (sum T,) what each turn's tokens received
+    length_term: np.ndarray  # (sum T,) A^S per turn (0 for GRPO)
+    turns: np.ndarray  # (B,) assistant turns per row
+    turn_lengths: np.ndarray  # (sum T,) generated tokens per turn
+    success: np.ndarray  # (B,) the success flags used
+
+
+class Shaper:
+    """One validated configuration, bound to its store, scorer and estimator (build one per process)."""
+
+    def __init__(self, config: ShapingConfig):
+        self.config = config
+        self.schedule = config.schedule_object()
+        self.alpha_decay = config.alpha_decay()
+        self.estimator = plugins.estimators()[config.estimator]
+        commonsense, hard = plugins.checks()
+        self.categories = failure_categories([c.key for c in commonsense], [c.key for c in hard])
+        self.metric_names: tuple[str, ...] = (
+            f"{PREFIX}reward", f"{PREFIX}success", *(f"{PREFIX}{k}" for k in COMPONENTS),
+            *(f"{PREFIX}failure/{c}" for c in self.categories),
+            *((f"{PREFIX}{k}" for k in MONITOR_METRICS) if config.monitor else ()))
+        self.advantage_metric_names: tuple[str, ...] = tuple(f"{PREFIX}{k}" for k in ADVANTAGE_STATS)
+        self._log: SampleLog | None = None
+        self._pool: ScoringPool | None = None
+
+    @classmethod
+    def from_mapping(cls, source: Any) -> Shaper:
+        """From a dict, OmegaConf node, JSON/YAML text or file; raises ``ConfigError`` naming every bad field."""
+        return cls(ShapingConfig.from_mapping(source))
+
+    # --- the sandbox, opened once per process on first use -------------------------------------------------
+
+    @property
+    def database_path(self) -> Path:
+        return sample.sample_database() if self.config.database == SAMPLE else Path(self.config.database)
+
+    @cached_property
+    def scorer(self) -> Scorer:
+        return Scorer(open_store(str(self.database_path), self.config.backend), self.config.mode, self.schedule,
+                      self.config.component_weights, self.config.answer.max_chars, monitor=self.config.monitor)
+
+    def tools(self) -> ToolBox:
+        """The seven agent tools over the sandbox (one store per process, shared with scoring)."""
+        return ToolBox(self.scorer.store, max_chars=self.config.tools.max_chars)
+
+    @property
+    def tool_schemas(self) -> list[dict[str, Any]]:
+        """OpenAI-style function schemas of the seven tools."""
+        return list(TOOL_SCHEMAS.values())
+
+    # --- rewards -------------------------------------------------------------------------------------------
+
+    def score(self, text: Any, query: Query | Mapping[str, Any] | str, step: int) -> SampleScore:
+        """Score one model output (the final answer or the whole transcript: the last answer block counts).
+
+        Past ``config.sample_budget_s`` the sample gets reward 0 and failure ``timeout``."""
+        step = _step(step)
+        query = _query(query)
+        scored = self._finish(run_with_budget(self._score_now, (text, query, step), self.config.sample_budget_s),
+                              step, query)
+        self._log_scores(step, [scored])
+        return scored
+
+    def score_batch(self, texts: Sequence[Any], queries: Sequence[Query | Mapping[str, Any] | str],
+                    step: int) -> list[SampleScore]:
+        """One ``SampleScore`` per output, in order, always: a sample past its budget (``timeout``) or whose
+        scoring process died (``crash``, with ``config.workers`` > 0) gets reward 0; the others are unaffected."""
+        if len(texts) != len(queries):
+            raise ValueError(f"{len(texts)} outputs but {len(queries)} queries")
+        step = _step(step)
+        items = [(t, _query(q), step) for t, q in zip(texts, queries, strict=True)]
+        if self.config.workers > 0:
+            raw = self.pool.map(items)
+        else:
+            raw = score_all(self._score_now, items, self.config.sample_budget_s)
+        scores = [self._finish(r, step, item[1]) for r, item in zip(raw, items, strict=True)]
+        self._log_scores(step, scores)
+        return scores
+
+    def _score_now(self, text: Any, query: Query | Mapping[str, Any], step: int) -> SampleScore:
+        query = query if isinstance(query, Query) else Query.from_record(query)
+        return replace(self._wrap(self.scorer.score(text, query, step)), level=query.level or "", days=query.days)
+
+    def _finish(self, outcome: SampleScore | Failed, step: int, query: Query | Mapping[str, Any]) -> SampleScore:
+        """A score, or the zero score of a sample that timed out or whose scoring process died."""
+        if not isinstance(outcome, Failed):
+            return outcome
+        query = query if isinstance(query, Query) else Query.from_record(query)
+        return SampleScore(0.0, False, outcome.kind, outcome.reason, self.schedule.stage(step).name, step,
+                           dict.fromkeys(COMPONENTS, 0.0), self.categories,
+                           watch=NOT_CHECKED if self.config.monitor else None, level=query.level or "",
+                           days=query.days)
+
+    def _wrap(self, scored: RewardResult) -> SampleScore:
+        success = (scored.components.get("pass", 0.0) == 1.0 if self.config.success.by == "pass"
+                   else scored.reward >= self.config.success.threshold)
+        watch = (scored.watch or NOT_CHECKED) if self.config.monitor else None
+        return SampleScore(scored.reward, bool(success), scored.failure, scored.reason, scored.stage, scored.step,
+                           scored.components, self.categories, verdict_code(scored.result), watch)
+
+    # --- the process pool and the verdict log (built on first use, once per process) ----------------------
+
+    @property
+    def pool(self) -> ScoringPool:
+        """The scoring processes of ``config.workers`` (each builds this config's scorer once)."""
+        if self._pool is None:
+            from .scoring_pool import ScoringPool
+
+            worker = self.config.model_copy(update={"workers": 0, "log_dir": None, "sample_budget_s": None})
+            self._pool = ScoringPool(partial(_pool_scorer, worker.model_dump()), self.config.workers,
+                                     self.config.sample_budget_s)
+        return self._pool
+
+    def _verdict_log(self) -> SampleLog | None:
+        if self.config.log_dir is None:
+            return None
+        if self._log is None:
+            self._log = SampleLog(self.config.log_dir, meta={"describe": self.describe()})
+        return self._log
+
+    def _log_scores(self, step: int, scores: list[SampleScore]) -> None:
+        log = self._verdict_log()
+        if log is not None:
+            log.scores(step, scores)
+
+    def close(self) -> None:
+        """Stop the scoring processes and write out the verdict log (also done at interpreter exit)."""
+        if self._pool is not None:
+            self._pool.close()
+            self._pool = None
+        if self._log is not None:
+            self._log.close()
+            self._log = None
+
+    def max_reward(self, step: int) -> float:
+        """The largest reward a sample can get at ``step``: every weighted component at 1, the gate open."""
+        return float(sum(self.schedule.weights(_step(step)).values()))
+
+    def success_from_rewards(self, rewards: Sequence[float] | np.ndarray, step: int) -> np.ndarray:
+        """Success flags from scalar rewards alone (what an estimator sees in VERL).
+
+        ``pass``: the reward reaches the stage's maximum, which implies the final pass for every schedule
+        the config accepted (``config.success_readable_from_reward``); ``threshold``: reward >= threshold.
+        """
+        r = np.asarray(rewards, dtype=np.float64).reshape(-1)
+        if self.config.success.by == "threshold":
+            return r >= self.config.success.threshold
+        top = self.max_reward(step)
+        return r >= top - 1e-6 * max(1.0, top)
+
+    # --- advantages ----------------------------------------------------------------------------------------
+
+    def alpha(self, step: int) -> float:
+        """PlanPO's α(k) at ``step`` (0 for an estimator without α)."""
+        return self.alpha_decay(_step(step)) if takes_alpha(self.estimator) else 0.0
+
+    def advantages(self, scores: Any, mask: torch.Tensor, index: Sequence[Any] | np.ndarray, step: int,
+                   success: Sequence[bool] | np.ndarray | None = None) -> TokenAdvantages:
+        """Per-token advantages of a batch: ``scores`` (B,), ``mask`` (B, L) assistant tokens, ``index`` (B,)
+        group ids (any hashable; groups need not be contiguous), ``success`` (B,) or read from the scores."""
+        from .token_level import token_advantages, turn_spans  # torch only when advantages are asked for
+
+        step = _step(step)
+        reward = np.asarray(scores.detach().double().cpu() if hasattr(scores, "detach") else scores,
+                            dtype=np.float64).reshape(-1)
+        flags = self.success_from_rewards(reward, step) if success is None else np.asarray(success, dtype=bool)
+        options = dict(self.config.estimator_options)
+        if takes_alpha(self.estimator):
+            options["alpha"] = self.alpha(step)
+        spans = turn_spans(mask)
+        tokens, result = token_advantages(reward, mask, index, self.estimator, success=flags, spans=spans, **options)
+        turns, lengths = spans.numpy()
+        log = self._verdict_log()
+        if log is not None:
+            groups = index.tolist() if hasattr(index, "tolist") else list(index)
+            log.advantages(step, groups, reward, flags, turns, lengths, result.trajectory, result.turn)
+        return TokenAdvantages(tokens, self._stats(result, turns, lengths, flags, index), result.trajectory,
+                               result.per_turn, result.turn, turns, lengths, flags)
+
+    def _stats(self, result: Advantages, turns: np.ndarray, lengths: np.ndarray, success: np.ndarray,
+               index: Sequence[Any] | np.ndarray) -> dict[str, float]:
+        from .advantages import group_codes
+
+        groups = group_codes(index)
+        per_group = np.bincount(groups, weights=success.astype(np.float64))
+
+        def mean(x: np.ndarray) -> float:
+            return float(x.mean()) if len(x) else 0.0
+
+        def std(x: np.ndarray) -> float:
+            return float(x.std()) if len(x) else 0.0
+
+        values = {
+            "alpha": result.alpha, "adv_e_mean": mean(result.trajectory), "adv_e_std": std(result.trajectory),
+            "adv_s_mean": mean(result.turn), "adv_s_std": std(result.turn), "turns_mean": mean(turns),
+            "turns_max": float(turns.max(initial=0)), "turn_tokens_mean": mean(lengths),
+            "success_rate": mean(success.astype(np.float64)), "groups_multi_success": mean(per_group >= 2),
+        }
+        return {f"{PREFIX}{k}": float(v) for k, v in values.items()}
+
+    # --- data ----------------------------------------------------------------------------------------------
+
+    prompt_version = prompt.PROMPT_VERSION
+
+    def messages(self, record: Mapping[str, Any], include_tools: bool = False) -> list[dict[str, str]]:
+        """The chat prompt of one query: the versioned Planner-R1 system prompt and the query text."""
+        return prompt.messages(record, include_tools)
+
+    @staticmethod
+    def read_queries(path: str | Path) -> list[dict[str, Any]]:
+        """TravelPlanner records (HF CSV/JSONL/JSON); a row that is not a valid query fails with its number.
+        ``"sample"``: the bundled sample world's queries (planned against ``database: sample``)."""
+        records = read_records(sample.sample_queries() if str(path) == SAMPLE else path)
+        for number, record in enumerate(records, start=1):
+            try:
+                Query.from_record(record)
+            except ValueError as exc:
+                raise ValueError(f"{path}: row {number}: {exc}") from None
+        return records
+
+    # --- what will run -------------------------------------------------------------------------------------
+
+    def describe(self) -> dict[str, Any]:
+        """Everything a user should see before launching a run."""
+        decay = self.alpha_decay
+        return {
+            "database": str(self.database_path), "backend": self.config.backend, "mode": self.config.mode,
+            "schedule": self.schedule.name,
+            "stages": [{"name": s.name, "from_step": s.start,
+                        "until_step": nxt.start if nxt else None, "weights": dict(s.weights)}
+                       for s, nxt in zip(self.schedule.stages, [*self.schedule.stages[1:], None], strict=True)],
+            "estimator": self.config.estimator, "estimator_options": dict(self.config.estimator_options),
+            "alpha": ({"init": decay.init, "final": decay.final, "steps": decay.steps}
+                      if takes_alpha(self.estimator) else None),
+            "success": self.config.success.model_dump(exclude_none=True),
+            "step_convention": "optimizer steps completed, from 0",
+            "prompt_version": self.prompt_version,
+            "monitor": self.config.monitor, "log_dir": self.config.log_dir,
+            "sample_budget_s": self.config.sample_budget_s, "workers": self.config.workers,
+        }
+
+
+def _step(step: Any) -> int:
+    """Steps are trainer-supplied (configuration-grade): a bad one raises, naming what was given."""
+    if isinstance(step, bool) or not isinstance(step, (int, np.integer)) or step < 0:
+        raise ValueError(f"step must be an int >= 0 (optimizer steps completed), got {step!r}")
+    return int(step)
+
+
+def _query(query: Query | Mapping[str, Any] | str) -> Query | Mapping[str, Any]:
+    if isinstance(query, str):
+        import json
+
+        try:
+            query = json.loads(query)
+        except ValueError as exc:
+            raise ValueError(f"query text is not JSON ({exc})") from None
+    if not isinstance(query, (Query, Mapping)):
+        raise ValueError(f"a query is a TravelPlanner record (mapping), its JSON text or a Query, "
+                         f"got {type(query).__name__}")
+    return query
+
+
+def _pool_scorer(config: dict[str, Any]):
+    """A pool worker's scorer: this config's ``Shaper``, built once in the worker process."""
+    return Shaper(ShapingConfig.model_validate(config))._score_now

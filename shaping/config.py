@@ -1,0 +1,277 @@
+"""``ShapingConfig``: every planshape setting in one validated object, built once at start-up.
+
+Each adapter translates its trainer's settings (VERL Hydra keys, TRL arguments, OpenRLHF flags) into this
+object, so a misspelt key, an unknown estimator, schedule, mode or grouping, or a missing database fails
+before any GPU time is spent, with the field path and the allowed values.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+import math
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Literal
+
+from planshape.validators.travelplanner.plan_format import MAX_ANSWER_CHARS
+from planshape.validators.travelplanner.tools import DEFAULT_MAX_CHARS
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from . import plugins
+from .schedules import WEIGHTED, LinearDecay, Schedule, ScheduleError, schedule_from_config
+
+SAMPLE = "sample"  # the ``database`` value that selects the bundled sample world
+
+
+class ConfigError(ValueError):
+    """A configuration that cannot run; the message names each bad field and what is allowed."""
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class AlphaDecay(_Section):
+    """PlanPO's α(k): linear decay from ``init`` to ``final`` over ``steps`` (null: the run's ``total_steps``).
+
+    Defaults are the PlanPO paper's (α_init = 2·α_final = 0.1)."""
+
+    init: float = 0.1
+    final: float = 0.05
+    steps: int | None = Field(default=None, gt=0)
+
+    @model_validator(mode="after")
+    def _range(self) -> AlphaDecay:
+        if not (math.isfinite(self.init) and math.isfinite(self.final)) or not 0 <= self.final <= self.init:
+            raise ValueError(f"need finite 0 <= final <= init, got init={self.init}, final={self.final}")
+        return self
+
+
+class Success(_Section):
+    """PlanPO's success predicate: the final pass (default), or a reward threshold."""
+
+    by: Literal["pass", "threshold"] = "pass"
+    threshold: float | None = None
+
+    @model_validator(mode="after")
+    def _threshold(self) -> Success:
+        if (self.by == "threshold") != (self.threshold is not None):
+            raise ValueError("give 'threshold' exactly when by='threshold'")
+        if self.threshold is not None and not math.isfinite(self.threshold):
+            raise ValueError(f"threshold must be finite, got {self.threshold}")
+        return self
+
+
+class Answer(_Section):
+    max_chars: int = Field(default=MAX_ANSWER_CHARS, gt=0)
+
+
+class Tools(_Section):
+    max_chars: int = Field(default=DEFAULT_MAX_CHARS, gt=0)
+
+
+class ShapingConfig(_Section):
+    """Every planshape setting. See docs/adapter-kit.md for each field."""
+
+    database: str
+    backend: Literal["auto", "memory", "sqlite"] = "auto"
+    mode: Literal["official", "strict"] = "strict"
+    schedule: str | dict[str, Any] = "stage1"
+    component_weights: dict[str, float] = {}
+    estimator: str = "planpo"
+    estimator_options: dict[str, Any] = {}
+    alpha: AlphaDecay = AlphaDecay()
+    total_steps: int | None = Field(default=None, gt=0)
+    success: Success = Success()
+    answer: Answer = Answer()
+    tools: Tools = Tools()
+    # Observability and stall-proof scoring (docs/observe.md)
+    monitor: bool = True
+    log_dir: str | None = None
+    sample_budget_s: float | None = Field(default=10.0, gt=0, allow_inf_nan=False)
+    workers: int = Field(default=0, ge=0)
+
+    @field_validator("log_dir")
+    @classmethod
+    def _log_dir(cls, value: str | None) -> str | None:
+        if value is not None and Path(value).expanduser().exists() and not Path(value).expanduser().is_dir():
+            raise ValueError(f"{value!r} exists and is not a directory; give a directory for the verdict log")
+        return None if value is None else str(Path(value).expanduser())
+
+    @field_validator("database")
+    @classmethod
+    def _database(cls, value: str) -> str:
+        if value == SAMPLE:
+            return value
+        path = Path(value).expanduser()
+        if not path.exists():
+            raise ValueError(f"{value!r} does not exist; give a TravelPlanner database directory (official CSV "
+                             f"layout), a store file built by `planshape db build`, or {SAMPLE!r}")
+        return str(path)
+
+    @field_validator("schedule")
+    @classmethod
+    def _schedule(cls, value: str | dict[str, Any]) -> str | dict[str, Any]:
+        try:
+            schedule_from_config(value, plugins.schedules())
+        except ScheduleError as exc:
+            raise ValueError(str(exc)) from None
+        return value
+
+    @field_validator("component_weights")
+    @classmethod
+    def _component_weights(cls, value: dict[str, float]) -> dict[str, float]:
+        for name, weight in value.items():
+            if name in WEIGHTED:
+                raise ValueError(f"{name!r} is weighted by the schedule; component_weights is for plugin components")
+            if not math.isfinite(weight) or weight < 0:
+                raise ValueError(f"{name}: weight must be a finite number >= 0, got {weight}")
+        return value
+
+    @field_validator("estimator")
+    @classmethod
+    def _estimator(cls, value: str) -> str:
+        known = plugins.estimators()
+        if value not in known:
+            raise ValueError(f"unknown advantage estimator {value!r}; known: {sorted(known)}")
+        return value
+
+    @model_validator(mode="after")
+    def _estimator_setup(self) -> ShapingConfig:
+        fn = plugins.estimators()[self.estimator]
+        check_estimator_options(self.estimator, fn, self.estimator_options)
+        if takes_alpha(fn) and self.alpha.steps is None and self.total_steps is None:
+            raise ValueError(f"total_steps: estimator {self.estimator!r} decays α over the run: set total_steps "
+                             "(the run's optimizer steps) or alpha.steps")
+        if self.success.by == "pass" and getattr(fn, "uses_success", True):
+            try:
+                success_readable_from_reward(self.schedule_object(), self.component_weights)
+            except ValueError as exc:
+                raise ValueError(f"success: {exc}") from None
+        return self
+
+    def schedule_object(self) -> Schedule:
+        return schedule_from_config(self.schedule, plugins.schedules())
+
+    def alpha_decay(self) -> LinearDecay:
+        return LinearDecay(self.alpha.init, self.alpha.final, self.alpha.steps or self.total_steps or 1)
+
+    @classmethod
+    def from_mapping(cls, source: Any) -> ShapingConfig:
+        """From a dict, an OmegaConf node, JSON or YAML text, or the path of a JSON/YAML file.
+
+        Raises ``ConfigError`` listing every bad field with its path and what is allowed.
+        """
+        data = as_mapping(source)
+        try:
+            return cls.model_validate(data)
+        except ValidationError as exc:
+            raise ConfigError(_explain(exc)) from None
+
+
+def takes_alpha(fn: Any) -> bool:
+    return "alpha" in _option_names(fn)
+
+
+def _option_names(fn: Any) -> list[str]:
+    params = list(inspect.signature(fn).parameters.values())[1:]  # the first takes the rollouts
+    return [p.name for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+
+
+def check_estimator_options(name: str, fn: Any, options: Mapping[str, Any]) -> None:
+    """Options must be named parameters of the estimator (α comes from the decay, not from the options);
+    their values are then tried on a two-trajectory batch, so the estimator's own checks run at start-up."""
+    from .advantages import Rollouts
+
+    valid = [n for n in _option_names(fn) if n != "alpha"]
+    params = inspect.signature(fn).parameters.values()
+    if not any(p.kind is p.VAR_KEYWORD for p in params):
+        unknown = sorted(set(options) - set(valid))
+        if "alpha" in unknown:
+            raise ValueError("set α through alpha: {init, final, steps}, not estimator_options")
+        if unknown:
+            raise ValueError(f"estimator_options: unknown option(s) {unknown} of estimator {name!r}; valid: {valid}")
+    probe = Rollouts.build(["probe", "probe"], [1.0, 0.5], [True, True], [[3], [2, 4]])
+    try:
+        fn(probe, **options)
+    except (ValueError, TypeError) as exc:
+        raise ValueError(f"estimator_options for {name!r}: {exc}") from None
+
+
+def success_readable_from_reward(schedule: Schedule, component_weights: Mapping[str, float]) -> None:
+    """The final pass can be read back from the scalar reward (what an estimator sees) exactly when, in every
+    stage, the stage's maximum reward forces ``pass``: λ_pass > 0, or a commonsense and a hard component are
+    both weighted; and no plugin component carries weight."""
+    if any(w > 0 for w in component_weights.values()):
+        raise ValueError("success.by='pass' cannot be read from the reward when plugin components carry weight; "
+                         "use success: {by: threshold, threshold: ...}")
+    for stage in schedule.stages:
+        w = stage.weights
+        forces = w.get("pass", 0) > 0 or ((w.get("cs_micro", 0) > 0 or w.get("cs_macro", 0) > 0)
+                                          and (w.get("hard_micro", 0) > 0 or w.get("hard_macro", 0) > 0))
+        if not forces:
+            raise ValueError(f"schedule {schedule.name!r}, stage {stage.name!r}: its maximum reward does not imply the "
+                             "final pass, so success.by='pass' cannot be read from the reward; weight 'pass' or use "
+                             "success: {by: threshold, threshold: ...}")
+
+
+def as_mapping(source: Any) -> Any:
+    """Settings from an OmegaConf node, JSON/YAML text or a file path; anything else is returned as is."""
+    if hasattr(source, "_metadata") and hasattr(source, "_get_node"):  # an OmegaConf node, without importing it
+        from omegaconf import OmegaConf
+
+        return OmegaConf.to_container(source, resolve=True)
+    if isinstance(source, Path) or (isinstance(source, str) and "\n" not in source and
+                                    source.endswith((".json", ".yaml", ".yml"))):
+        path = Path(source)
+        try:
+            text = path.read_text(encoding="utf-8")
+        except OSError as exc:
+            raise ConfigError(f"cannot read config file {path}: {exc.strerror}") from None
+        return _parse_text(text, str(path))
+    if isinstance(source, str):
+        return _parse_text(source, "config text")
+    return source
+
+
+def _parse_text(text: str, where: str) -> Any:
+    try:
+        return json.loads(text)
+    except ValueError:
+        pass
+    try:
+        import yaml
+    except ImportError:
+        raise ConfigError(f"{where}: not JSON, and YAML needs pyyaml (pip install pyyaml)") from None
+    try:
+        return yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"{where}: neither JSON nor YAML ({str(exc).splitlines()[0]})") from None
+
+
+def _fields_at(model: type[BaseModel], loc: tuple) -> list[str] | None:
+    """The allowed keys of the section that ``loc`` points into (for 'unknown key' messages)."""
+    for part in loc[:-1]:
+        field = model.model_fields.get(part) if isinstance(part, str) else None
+        annotation = getattr(field, "annotation", None)
+        if not (isinstance(annotation, type) and issubclass(annotation, BaseModel)):
+            return None
+        model = annotation
+    return list(model.model_fields)
+
+
+def _explain(exc: ValidationError) -> str:
+    lines = []
+    for error in exc.errors():
+        loc = tuple(error["loc"])
+        path = ".".join(str(p) for p in loc)
+        if error["type"] == "extra_forbidden":
+            allowed = _fields_at(ShapingConfig, loc)
+            lines.append(f"{path}: unknown key" + (f"; allowed: {allowed}" if allowed else ""))
+        elif error["type"] == "missing":
+            lines.append(f"{path}: required")
+        else:
+            message = error["msg"].removeprefix("Value error, ")
+            lines.append(f"{path}: {message}" if path else message)
+    return "invalid planshape config:\n  " + "\n  ".join(lines)

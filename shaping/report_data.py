@@ -1,0 +1,268 @@
+"""Per-step series of a verdict log (``planshape report``): read once, streaming, into small counters.
+
+Rates per step, over the samples scored at that step:
+* each check's failure rate among samples that ran it (commonsense: a checked plan; hard: hard checks ran),
+  and how often the hard checks did not run; ``commonsense`` / ``hard`` failure = 1 - cs_macro / 1 - hard_macro
+  (there, as in the official metrics, hard checks that did not run count as failed);
+* reward and every component (means), official pass, strict pass, exploit rate and exploits per rule;
+* PlanPO statistics from the advantage records: A^E mean and spread, A^S spread, turns, turn lengths;
+* final pass by level × trip length over the last steps.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .verdict_log import CHECK_KEYS, iter_lines, log_files, parse_line
+
+N_COMMONSENSE = 8  # the first 8 of CHECK_KEYS are commonsense, the last 5 hard
+NOT_CHECKED = "-" * len(CHECK_KEYS)
+LEVELS = ("easy", "medium", "hard")
+
+
+@dataclass
+class _Moments:
+    n: int = 0
+    total: float = 0.0
+    squares: float = 0.0
+    low: float = float("inf")
+    high: float = float("-inf")
+
+    def add(self, values: Iterable[float | None]) -> None:
+        for v in values:
+            if v is None:
+                continue
+            self.n += 1
+            self.total += v
+            self.squares += v * v
+            self.low, self.high = min(self.low, v), max(self.high, v)
+
+    @property
+    def mean(self) -> float:
+        return self.total / self.n if self.n else float("nan")
+
+    @property
+    def std(self) -> float:
+        if not self.n:
+            return float("nan")
+        return float(np.sqrt(max(0.0, self.squares / self.n - self.mean ** 2)))
+
+
+@dataclass
+class _Step:
+    samples: int = 0
+    codes: Counter = field(default_factory=Counter)  # verdict code -> samples (codes repeat: one count each)
+    reward: float = 0.0
+    components: Counter = field(default_factory=Counter)
+    official: int = 0
+    monitored: int = 0
+    exploit: int = 0
+    rules: Counter = field(default_factory=Counter)
+    failures: Counter = field(default_factory=Counter)
+    stage: str = ""
+    cells: Counter = field(default_factory=Counter)  # (level, days) -> samples
+    cell_pass: Counter = field(default_factory=Counter)
+    trajectories: int = 0
+    a_e: _Moments = field(default_factory=_Moments)
+    a_s: _Moments = field(default_factory=_Moments)
+    turns: _Moments = field(default_factory=_Moments)
+    lengths: _Moments = field(default_factory=_Moments)
+
+
+class LogSummary:
+    """Everything the report draws, accumulated record by record."""
+
+    def __init__(self) -> None:
+        self.steps: dict[int, _Step] = defaultdict(_Step)
+        self.headers: list[dict[str, Any]] = []
+        self.skipped = 0
+
+    def add(self, row: dict[str, Any]) -> None:
+        kind = row.get("kind")
+        if kind == "header":
+            self.headers.append(row)
+            return
+        try:
+            step = self.steps[int(row["step"])]
+            if kind in ("score", "sample"):
+                self._score(step, row)
+            if kind in ("advantage", "sample"):
+                self._advantage(step, row)
+        except (KeyError, TypeError, ValueError):
+            self.skipped += 1
+
+    def _score(self, s: _Step, row: dict[str, Any]) -> None:
+        s.samples += 1
+        s.reward += row.get("reward") or 0.0
+        for name, value in (row.get("components") or {}).items():
+            s.components[name] += value or 0.0
+        s.codes[row.get("verdicts") or NOT_CHECKED] += 1
+        if row.get("official_pass") is not None:
+            s.monitored += 1
+            s.official += bool(row["official_pass"])
+            if row.get("exploit"):
+                s.exploit += 1
+                s.rules.update(row.get("rules") or ["unattributed"])
+        s.failures[row.get("failure") or "pass"] += 1
+        s.stage = row.get("stage") or s.stage
+        if row.get("level") is not None and row.get("days") is not None:
+            cell = (str(row["level"]), int(row["days"]))
+            s.cells[cell] += 1
+            s.cell_pass[cell] += (row.get("components") or {}).get("pass", 0.0) == 1.0
+
+    def _advantage(self, s: _Step, row: dict[str, Any]) -> None:
+        s.trajectories += 1
+        s.a_e.add([row.get("a_e")])
+        s.a_s.add(row.get("a_s") or [])
+        s.turns.add([row.get("turns")])
+        s.lengths.add(row.get("turn_lengths") or [])
+
+    # --- series ---------------------------------------------------------------------------------------------
+
+    def step_numbers(self, kind: str = "score") -> np.ndarray:
+        if kind == "score":
+            return np.array(sorted(k for k, s in self.steps.items() if s.samples), dtype=np.int64)
+        return np.array(sorted(k for k, s in self.steps.items() if s.trajectories), dtype=np.int64)
+
+    def _series(self, fn: Callable[[_Step], float], kind: str = "score") -> np.ndarray:
+        return np.array([fn(self.steps[k]) for k in self.step_numbers(kind)], dtype=np.float64)
+
+    def check_failure(self) -> dict[str, np.ndarray]:
+        """Each check's failure rate per step: a commonsense check among samples with a checked plan, a hard
+        check among those whose hard checks ran; ``hard_not_run``: the share of checked plans whose hard
+        checks did not run (Complete Information or Within Sandbox failed)."""
+        width = len(CHECK_KEYS)
+        rows = []
+        for k in self.step_numbers():
+            checked = hard_ran = 0
+            failed = np.zeros(width)
+            for code, count in self.steps[k].codes.items():  # distinct codes only: few per step
+                code = code.ljust(width, "-")[:width]
+                if code[:N_COMMONSENSE] == NOT_CHECKED[:N_COMMONSENSE]:
+                    continue
+                checked += count
+                hard_ran += count * (code[N_COMMONSENSE:] != NOT_CHECKED[N_COMMONSENSE:])
+                failed += count * np.array([c == "f" for c in code])
+            with np.errstate(invalid="ignore", divide="ignore"):
+                rows.append((*(failed[:N_COMMONSENSE] / checked), *(failed[N_COMMONSENSE:] / hard_ran),
+                             1 - hard_ran / checked if checked else float("nan")))
+        table = np.array(rows, dtype=np.float64).reshape(len(rows), width + 1)
+        out = {key: table[:, i] for i, key in enumerate(CHECK_KEYS)}
+        out["hard_not_run"] = table[:, -1]
+        return out
+
+    def group_failure(self) -> dict[str, np.ndarray]:
+        """Commonsense and hard failure per step (1 - macro pass, over every sample)."""
+        return {"commonsense": self._series(lambda s: 1 - s.components["cs_macro"] / s.samples),
+                "hard": self._series(lambda s: 1 - s.components["hard_macro"] / s.samples)}
+
+    def reward(self) -> dict[str, np.ndarray]:
+        names = sorted({n for s in self.steps.values() for n in s.components})
+        out = {"reward": self._series(lambda s: s.reward / s.samples)}
+        out.update({n: self._series(lambda s, n=n: s.components[n] / s.samples) for n in names})
+        return out
+
+    def monitor(self) -> dict[str, np.ndarray]:
+        """Exploit, official-pass and strict-pass rates per step (NaN where the monitor was off)."""
+        def rate(count: Callable[[_Step], int]) -> Callable[[_Step], float]:
+            return lambda s: count(s) / s.monitored if s.monitored else float("nan")
+
+        out = {"exploit": self._series(rate(lambda s: s.exploit)),
+               "official_pass": self._series(rate(lambda s: s.official)),
+               "strict_pass": self._series(lambda s: s.components["pass"] / s.samples)}
+        for rule in sorted({r for s in self.steps.values() for r in s.rules}):
+            out[f"exploit/{rule}"] = self._series(rate(lambda s, r=rule: s.rules[r]))
+        return out
+
+    def failures(self) -> dict[str, np.ndarray]:
+        """The share of each failure category per step."""
+        names = sorted({n for s in self.steps.values() for n in s.failures})
+        return {n: self._series(lambda s, n=n: s.failures[n] / s.samples) for n in names}
+
+    def planpo(self) -> dict[str, np.ndarray]:
+        """Per advantage step: A^E mean/std/min/max, A^S std/min/max, turns and turn lengths (mean, max)."""
+        def get(part: str, stat: str) -> np.ndarray:
+            return self._series(lambda s: float(getattr(getattr(s, part), stat)), "advantage")
+
+        return {"a_e_mean": get("a_e", "mean"), "a_e_std": get("a_e", "std"), "a_e_min": get("a_e", "low"),
+                "a_e_max": get("a_e", "high"), "a_s_mean": get("a_s", "mean"), "a_s_std": get("a_s", "std"),
+                "a_s_min": get("a_s", "low"), "a_s_max": get("a_s", "high"), "turns_mean": get("turns", "mean"),
+                "turns_max": get("turns", "high"), "turn_length_mean": get("lengths", "mean"),
+                "turn_length_max": get("lengths", "high")}
+
+    def stage_boundaries(self) -> list[tuple[int, str]]:
+        """(first step, stage name) of each stage seen, from the log header's schedule or the records."""
+        for header in self.headers:
+            stages = (header.get("describe") or {}).get("stages")
+            if stages:
+                return [(int(s["from_step"]), str(s["name"])) for s in stages]
+        out: list[tuple[int, str]] = []
+        for k in self.step_numbers():
+            stage = self.steps[k].stage
+            if stage and (not out or out[-1][1] != stage):
+                out.append((int(k), stage))
+        return out
+
+    def final_window(self) -> list[int]:
+        """The last tenth of the scored steps (at least one): where "final pass" is read."""
+        steps = self.step_numbers()
+        return [int(k) for k in steps[-max(1, len(steps) // 10):]] if len(steps) else []
+
+    def final_pass(self) -> tuple[list[str], list[int], np.ndarray, np.ndarray]:
+        """(levels, trip lengths, pass rate, samples) over the final window; NaN where a cell has no sample."""
+        cells: Counter = Counter()
+        passed: Counter = Counter()
+        for k in self.final_window():
+            cells.update(self.steps[k].cells)
+            passed.update(self.steps[k].cell_pass)
+        levels = [lv for lv in LEVELS if any(c[0] == lv for c in cells)]
+        levels += sorted({c[0] for c in cells} - set(levels))
+        days = sorted({c[1] for c in cells})
+        counts = np.array([[cells[(lv, d)] for d in days] for lv in levels], dtype=np.float64).reshape(
+            len(levels), len(days))
+        with np.errstate(invalid="ignore", divide="ignore"):
+            rates = np.array([[passed[(lv, d)] for d in days] for lv in levels], dtype=np.float64).reshape(
+                len(levels), len(days)) / counts
+        return levels, days, rates, counts
+
+
+def summarise(directory: str | Path, progress: bool = True) -> LogSummary:
+    """Read every log file of ``directory`` (a progress bar over its bytes when ``progress``)."""
+    files = log_files(directory)
+    if not files:
+        raise ValueError(f"{directory}: no verdict log files (verdicts-*.jsonl); set log_dir in the planshape config")
+    summary = LogSummary()
+    total = sum(f.stat().st_size for f in files)
+    if progress:
+        from rich.progress import Progress
+
+        with Progress(transient=True) as bar:
+            task = bar.add_task(f"reading {len(files)} log file(s)", total=total)
+            for path in files:
+                done = 0
+                for line in iter_lines(path):
+                    _add(summary, line)
+                    done += len(line)
+                    if done >= 1 << 20:  # advance by the megabyte: a per-line update would cost more than parsing
+                        bar.advance(task, done)
+                        done = 0
+                bar.advance(task, done)
+    else:
+        for path in files:
+            for line in iter_lines(path):
+                _add(summary, line)
+    return summary
+
+
+def _add(summary: LogSummary, line: bytes) -> None:
+    row = parse_line(line)
+    if row is None:
+        summary.skipped += 1
+    else:
+        summary.add(row)

@@ -1,0 +1,210 @@
+"""A process pool for trainers that score a whole batch in one call, with a time budget per sample.
+
+Why not ``concurrent.futures.ProcessPoolExecutor``: when one of its workers dies the whole pool breaks and
+every pending sample fails, and a stuck worker cannot be stopped. Here each worker takes one sample at a time
+over its own pipe, so the parent always knows which sample a worker holds: a worker past the sample's budget
+is killed (``timeout``), a worker that dies marks only its sample (``crash``), a fresh worker replaces it, and
+the rest of the batch goes on. Results come back in input order, one per sample.
+
+Each worker builds its scorer once, from ``factory`` (a picklable zero-argument callable returning
+``score(*args)``); plugins are found in every worker through their entry points, as in any process.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import signal
+import time
+from collections import deque
+from collections.abc import Callable, Sequence
+from multiprocessing.connection import Connection, wait
+from typing import Any
+
+from .budget import CRASH, TIMEOUT, Failed, check_budget
+
+_MISSING = object()
+
+
+def _serve(factory: Callable[[], Callable[..., Any]], conn: Connection) -> None:
+    """A worker: build the scorer, say ready, then score one sample per message until told to stop."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C stops the trainer, which stops its workers
+    try:
+        score = factory()
+    except BaseException as exc:  # noqa: BLE001 - a configuration error, reported by the parent
+        conn.send(("failed", f"{type(exc).__name__}: {exc}"))
+        return
+    conn.send(("ready", None))
+    while True:
+        try:
+            message = conn.recv()
+        except (EOFError, OSError):
+            return
+        if message is None:
+            return
+        index, args = message
+        try:
+            conn.send((index, ("ok", score(*args))))
+        except BaseException as exc:  # noqa: BLE001 - the scorer raised (a configuration error): re-raised there
+            conn.send((index, ("raised", exc if _picklable(exc) else RuntimeError(f"{type(exc).__name__}: {exc}"))))
+
+
+def _picklable(obj: Any) -> bool:
+    import pickle
+
+    try:
+        pickle.dumps(obj)
+    except Exception:  # noqa: BLE001 - anything unpicklable is sent as text
+        return False
+    return True
+
+
+class _Worker:
+    def __init__(self, context: Any, factory: Callable[[], Any]):
+        self.conn, child = context.Pipe()
+        self.process = context.Process(target=_serve, args=(factory, child), daemon=True)
+        self.process.start()
+        child.close()
+        self.ready = False
+        self.task: tuple[int, float] | None = None  # (sample index, start time)
+
+    def stop(self, kill: bool = False) -> None:
+        if kill:
+            self.process.kill()
+        else:
+            try:
+                self.conn.send(None)
+            except OSError:
+                pass
+        self.process.join(timeout=None if kill else 5)
+        if self.process.is_alive():
+            self.process.kill()
+            self.process.join()
+        self.conn.close()
+
+
+class PoolError(RuntimeError):
+    """The pool could not start its workers (the scorer factory failed)."""
+
+
+class ScoringPool:
+    """``workers`` processes scoring samples with ``budget_s`` seconds each (None: no budget)."""
+
+    def __init__(self, factory: Callable[[], Callable[..., Any]], workers: int, budget_s: float | None = None,
+                 context: str = "spawn", start_timeout_s: float = 300.0):
+        if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+            raise ValueError(f"workers must be a positive integer, got {workers!r}")
+        self.factory = factory
+        self.budget_s = check_budget(budget_s)
+        self.start_timeout_s = start_timeout_s
+        self._context = multiprocessing.get_context(context)
+        self._workers = [_Worker(self._context, factory) for _ in range(workers)]
+        self.restarts = 0
+        self._await_ready()
+
+    def _await_ready(self) -> None:
+        deadline = time.monotonic() + self.start_timeout_s
+        for worker in self._workers:
+            while not worker.ready:
+                left = deadline - time.monotonic()
+                if left <= 0 or not worker.conn.poll(left):
+                    self.close()
+                    raise PoolError(f"a scoring worker did not start within {self.start_timeout_s:g} s")
+                self._receive(worker, [])
+
+    def _receive(self, worker: _Worker, results: list) -> None:
+        try:
+            message = worker.conn.recv()
+        except (EOFError, OSError):
+            self._died(worker, results)
+            return
+        tag, payload = message
+        if tag == "ready":
+            worker.ready = True
+        elif tag == "failed":
+            self.close()
+            raise PoolError(f"a scoring worker could not build its scorer: {payload}")
+        else:
+            status, value = payload
+            if status == "raised":
+                self.close()
+                raise value
+            results[tag] = value
+            worker.task = None
+
+    def _died(self, worker: _Worker, results: list) -> None:
+        code = worker.process.exitcode
+        if worker.task is not None:
+            index, start = worker.task
+            how = f"signal {-code}" if code is not None and code < 0 else f"exit code {code}"
+            results[index] = Failed(CRASH, f"the scoring process died ({how})", time.monotonic() - start)
+        elif not worker.ready:
+            self.close()
+            raise PoolError(f"a scoring worker died while starting (exit code {code})")
+        self._replace(worker, kill=True)
+
+    def _replace(self, worker: _Worker, kill: bool) -> None:
+        worker.stop(kill=kill)
+        position = self._workers.index(worker)
+        self._workers[position] = _Worker(self._context, self.factory)
+        self.restarts += 1
+
+    def map(self, items: Sequence[Sequence[Any]]) -> list[Any]:
+        """``score(*item)`` for every item, or ``Failed``; in input order, always one per item."""
+        if not self._workers:
+            raise PoolError("the scoring pool is closed")
+        results: list[Any] = [_MISSING] * len(items)
+        queue = deque(range(len(items)))
+        while queue or any(w.task is not None for w in self._workers):
+            now = time.monotonic()
+            for worker in self._workers:
+                if worker.ready and worker.task is None and queue:
+                    index = queue.popleft()
+                    worker.conn.send((index, tuple(items[index])))
+                    worker.task = (index, now)
+            waits = [w.task[1] + self.budget_s - now for w in self._workers
+                     if w.task is not None and self.budget_s is not None]
+            timeout = max(0.0, min(waits)) if waits else None
+            watched = {w.conn: w for w in self._workers}
+            watched.update({w.process.sentinel: w for w in self._workers})
+            for ready in wait(list(watched), timeout):
+                worker = watched[ready]
+                if worker not in self._workers:
+                    continue  # replaced earlier in this round
+                if ready is worker.conn or worker.conn.poll():
+                    self._receive(worker, results)
+                elif not worker.process.is_alive():
+                    self._died(worker, results)
+            self._expire(results)
+        return results
+
+    def _expire(self, results: list) -> None:
+        if self.budget_s is None:
+            return
+        now = time.monotonic()
+        for worker in list(self._workers):
+            if worker.task is not None and now - worker.task[1] >= self.budget_s:
+                index, start = worker.task
+                results[index] = Failed(TIMEOUT, f"scoring stopped after {now - start:.3g} s "
+                                                 f"(budget {self.budget_s:g} s)", now - start)
+                worker.task = None
+                self._replace(worker, kill=True)
+
+    @property
+    def pids(self) -> list[int]:
+        return [w.process.pid for w in self._workers if w.process.pid is not None]
+
+    def close(self) -> None:
+        workers, self._workers = self._workers, []
+        for worker in workers:
+            worker.stop(kill=not worker.ready or worker.task is not None)
+
+    def __enter__(self) -> ScoringPool:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        if getattr(self, "_workers", None) and os is not None:
+            self.close()

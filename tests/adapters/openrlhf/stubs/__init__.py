@@ -1,0 +1,1 @@
+"""Stand-ins for the GPU-only modules OpenRLHF imports at module level (see ``install``)."""

@@ -1,0 +1,158 @@
+"""PlanPO inside OpenRLHF: the real ``BasePPOTrainer.train_step`` -> ``make_experience_batch`` ->
+``split_rollout_samples`` -> the wrapped ``compute_advantages_and_returns`` on experiences that OpenRLHF's own agent
+executor and samples generator produced; only the GPU model passes and the Ray actor groups are stood in for."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from types import SimpleNamespace
+
+import pytest
+import ray
+import torch
+from conftest import EXAMPLES
+from openrlhf.trainer.ppo_trainer import BasePPOTrainer
+from openrlhf.trainer.ppo_utils.samples_generator import SamplesGenerator
+from openrlhf.trainer.ray.vllm_engine import _load_agent_executor
+from openrlhf_harness import ScriptedEngine, forward_pass, launch, sampling_params, split_job
+from planshape.adapters.openrlhf import CONFIG_ENV, SETUP_HOOK
+from planshape.adapters.openrlhf.advantages import STEP, patch_openrlhf
+from planshape.adapters.openrlhf.check import parse_launch
+from planshape.adapters.openrlhf.config import RAY_SETUP_HOOK_ENV
+from planshape.shaping.bridge import ConfigError, Shaper
+from test_openrlhf_agent import FLIGHTS, HOTELS, PROMPT
+
+N = 4  # samples per prompt
+
+
+class ActorGroup:
+    """Stands in for the Ray actor group of the policy (GPU workers): records what the trainer appends."""
+
+    def __init__(self) -> None:
+        self.appended: list = []
+
+    def async_run_method_batch(self, method_name: str, experience: list) -> list:
+        assert method_name == "append"
+        self.appended.extend(experience)
+        return []
+
+
+@pytest.fixture
+def hooked(curriculum_config, monkeypatch):
+    """A process of a hooked job: the config in the env, Ray's setup-hook variable set, OpenRLHF patched."""
+    monkeypatch.setenv(CONFIG_ENV, curriculum_config)
+    monkeypatch.setenv(RAY_SETUP_HOOK_ENV, SETUP_HOOK)
+    monkeypatch.setattr(ray, "get", lambda refs: refs)  # the stand-in groups return plain values
+    patch_openrlhf()
+    return Shaper.from_mapping(curriculum_config)
+
+
+@pytest.fixture
+def scripts(passing, over_budget):
+    """Two prompts x 4 trajectories: (final answer, query, assistant turns), in rollout order."""
+    answer, query = passing
+    partial, cheap = over_budget
+    longer = answer.replace("Done.", "Done. " + "Here is the plan I checked carefully. " * 6)
+    return [([FLIGHTS, HOTELS, answer], query), ([answer], query), ([FLIGHTS, longer], query),
+            ([FLIGHTS, "I give up."], query),
+            ([partial], cheap), ([HOTELS, partial], cheap), ([FLIGHTS, FLIGHTS, partial], cheap), (["no idea"], cheap)]
+
+
+@pytest.fixture
+def rollout_samples(hooked, scripts, tokenizer):
+    """What OpenRLHF's samples generator hands the trainer: one Experience per trajectory."""
+    executor = _load_agent_executor(str(EXAMPLES / "agent_func.py"))
+
+    async def run():
+        return await asyncio.gather(*(
+            executor.execute(PROMPT, json.dumps(query), sampling_params(), 100_000, tokenizer,
+                             ScriptedEngine(tokenizer, turns)) for turns, query in scripts))
+
+    responses = asyncio.run(run())
+    return responses, [SamplesGenerator._process_response_into_experience(None, r, max_len=100_000)
+                       for r in responses]
+
+
+def trainer_args(tmp_path, *extra: str):
+    _, argv = split_job(launch("planpo.sh", tmp_path))
+    args = parse_launch([*argv, *extra])
+    args.rollout.n_samples_per_prompt, args.rollout.micro_batch_size = N, 3  # micro-batches of 3, 3 and 2
+    args.logger.tensorboard_dir = None  # the example logs to the cluster's shared disk
+    return args
+
+
+def make_trainer(args, tokenizer):
+    trainer = BasePPOTrainer(SimpleNamespace(args=args), ActorGroup(), None, None, None, None, tokenizer)
+    trainer.experience_maker.make_experience = forward_pass  # the model forwards run on GPUs
+    trainer.ppo_train = lambda global_steps: {}  # the policy update runs on GPUs
+    return trainer
+
+
+def expected_advantages(shaper, scripts, responses, step):
+    """The core's result, built independently of the wrapper: masks from the executor's action ranges (shifted
+    as OpenRLHF aligns them with next-token log-probs), rewards scored from the scripted final turns."""
+    width = max(len(r["observation_tokens"]) - 1 for r in responses)
+    mask = torch.zeros(len(responses), width, dtype=torch.long)
+    for row, response in enumerate(responses):
+        for start, end in response["action_ranges"]:
+            mask[row, start - 1:end - 1] = 1
+    scored = shaper.score_batch([turns[-1] for turns, _ in scripts], [q for _, q in scripts], step)
+    result = shaper.advantages(torch.tensor([s.reward for s in scored]), mask, [i // N for i in range(len(scripts))],
+                               step, [s.success for s in scored])
+    return result, scored
+
+
+@pytest.mark.parametrize("step", [0, 250, 450])
+def test_train_step_writes_the_cores_advantages_token_for_token(step, hooked, scripts, rollout_samples, tokenizer,
+                                                                tmp_path):
+    responses, samples = rollout_samples
+    trainer = make_trainer(trainer_args(tmp_path), tokenizer)
+    status, next_step = trainer.train_step(samples, step)
+    assert next_step == step + 1 and getattr(trainer.experience_maker, STEP) == step
+    experiences = trainer.actor_model_group.appended
+    assert [len(e.index) for e in experiences] == [3, 3, 2]
+    assert len({e.action_mask.shape[1] for e in experiences}) > 1  # micro-batches of different widths
+
+    expected, scored = expected_advantages(hooked, scripts, responses, step)
+    for exp in experiences:
+        width = exp.action_mask.shape[1]
+        for row, index in enumerate(exp.index):
+            assert torch.equal(exp.advantages[row], expected.tokens[index, :width])
+            assert not expected.tokens[index, width:].any()
+            assert exp.rewards[row].item() == pytest.approx(scored[index].reward)  # staged at the trainer's step
+        assert torch.equal(exp.returns, exp.advantages) and exp.kl is None
+        assert exp.info["planshape/alpha"].tolist() == pytest.approx([hooked.alpha(step)] * len(exp.index))
+        assert set(hooked.advantage_metric_names) <= set(exp.info)
+    # The rewards of each stage: pass = 5, 3, 1 in the curriculum's three stages.
+    assert scored[1].reward == {0: 5.0, 250: 3.0, 450: 1.0}[step]
+    assert status["rollout/reward_mean"] == pytest.approx(sum(s.reward for s in scored) / len(scored))
+
+
+def test_alpha_follows_the_recorded_step_and_rewards_brevity_among_successes(hooked, rollout_samples, tokenizer,
+                                                                             tmp_path):
+    alphas, final_turn = [], {}
+    for step in (0, 499):
+        _, samples = rollout_samples
+        trainer = make_trainer(trainer_args(tmp_path), tokenizer)
+        trainer.train_step([s for s in samples], step)
+        rows = {i: (e, r) for e in trainer.actor_model_group.appended for r, i in enumerate(e.index)}
+        alphas.append(rows[0][0].info["planshape/alpha"][rows[0][1]].item())
+        # the advantage on the last token of each trajectory's final turn
+        final_turn[step] = {i: e.advantages[r][e.action_mask[r].nonzero().max()].item() for i, (e, r) in rows.items()}
+        for sample in samples:
+            sample.index = None
+    assert alphas == pytest.approx([hooked.alpha(0), hooked.alpha(499)]) and alphas[0] > alphas[1]
+    # Among the group's successes, the one-turn answer gets more credit than the three-turn one.
+    assert final_turn[0][1] > final_turn[0][0]
+
+
+def test_a_kl_penalty_in_the_reward_fails_the_trainer_at_start_up(hooked, tokenizer, tmp_path):
+    with pytest.raises(ConfigError, match="--algo.kl.use_loss"):
+        make_trainer(trainer_args(tmp_path, "--algo.kl.init_coef", "0.01"), tokenizer)
+
+
+def test_a_missing_config_fails_the_trainer_at_start_up(hooked, tokenizer, tmp_path, monkeypatch):
+    monkeypatch.delenv(CONFIG_ENV)
+    with pytest.raises(ConfigError, match=CONFIG_ENV):
+        make_trainer(trainer_args(tmp_path), tokenizer)

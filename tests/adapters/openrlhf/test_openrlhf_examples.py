@@ -1,0 +1,89 @@
+"""The example launches parse with OpenRLHF 0.11.2's own argument parser, and their planshape settings validate."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from conftest import EXAMPLES
+from openrlhf_harness import launch, split_job
+from planshape.adapters.openrlhf import CONFIG_ENV, SETUP_HOOK
+from planshape.adapters.openrlhf.advantages import check_trainer_args
+from planshape.adapters.openrlhf.check import parse_launch
+from planshape.adapters.openrlhf.config import runtime_env
+from planshape.shaping.bridge import ConfigError, Shaper
+from planshape.shaping.cli import main
+
+SCRIPTS = {"grpo.sh": ("reward", "grpo"), "agent.sh": ("agent", "grpo"), "planpo.sh": ("agent", "planpo")}
+
+
+def example_config(env: dict) -> dict:
+    """The shipped config a launch names, with the database pointed at the bundled sample world."""
+    name = Path(env["env_vars"][CONFIG_ENV]).name
+    return {**json.loads((EXAMPLES / name).read_text()), "database": "sample"}
+
+
+@pytest.mark.parametrize("script", sorted(SCRIPTS))
+def test_example_parses_and_its_config_validates(script, tmp_path):
+    kind, estimator = SCRIPTS[script]
+    env, argv = split_job(launch(script, tmp_path))
+    assert env["worker_process_setup_hook"] == SETUP_HOOK
+    assert env == runtime_env(env["env_vars"][CONFIG_ENV])
+    args = parse_launch(argv)
+    # 2 nodes x 8 GPUs, GRPO-style groups, the estimator the hook requires, KL kept out of the reward.
+    assert (args.actor.num_nodes, args.actor.num_gpus_per_node) == (2, 8)
+    assert args.algo.advantage.estimator == "group_norm" and args.rollout.n_samples_per_prompt == 8
+    check_trainer_args(args)
+    if kind == "reward":
+        assert args.reward.remote_url == ["/shared/planshape/reward_func.py"] and not args.train.agent_func_path
+    else:
+        assert args.train.agent_func_path == "/shared/planshape/agent_func.py" and args.reward.remote_url == ["agent"]
+    shaper = Shaper.from_mapping(example_config(env))
+    assert shaper.config.estimator == estimator
+    assert len(shaper.describe()["stages"]) == 3  # the curriculum the hook rescores for
+
+
+def test_a_kl_penalty_in_the_reward_is_refused_at_start_up(tmp_path):
+    _, argv = split_job(launch("planpo.sh", tmp_path))
+    args = parse_launch([*argv, "--algo.kl.init_coef", "0.01"])
+    with pytest.raises(ConfigError, match="--algo.kl.use_loss"):
+        check_trainer_args(args)
+    check_trainer_args(parse_launch([*argv, "--algo.kl.init_coef", "0.01", "--algo.kl.use_loss"]))
+
+
+def test_gae_is_refused_at_start_up(tmp_path):
+    _, argv = split_job(launch("planpo.sh", tmp_path))
+    argv[argv.index("group_norm")] = "gae"
+    with pytest.raises(ConfigError, match="group_norm"):
+        check_trainer_args(parse_launch(argv))
+
+
+def test_the_parser_rejects_what_the_examples_must_not_contain(tmp_path):
+    """OpenRLHF's own parser runs: a flat pre-0.10.2 flag is an argparse error, a failed assert a config error."""
+    _, argv = split_job(launch("grpo.sh", tmp_path))
+    with pytest.raises(ConfigError, match="argument parser"):
+        parse_launch([*argv, "--advantage_estimator", "group_norm"])
+    argv[argv.index("--rollout.n_samples_per_prompt") + 1] = "1"
+    with pytest.raises(ConfigError, match="n_samples_per_prompt > 1"):
+        parse_launch(argv)
+
+
+def test_check_command_on_an_example_launch(curriculum_config, tmp_path, capsys):
+    _, argv = split_job(launch("planpo.sh", tmp_path))
+    assert main(["openrlhf", "check", "--config", curriculum_config, "--", *argv]) == 2
+    assert "agent_func.py" in capsys.readouterr().err  # the files are not written yet
+    files = tmp_path / "files"
+    assert main(["openrlhf", "files", "-o", str(files), "--config", curriculum_config]) == 0
+    argv[argv.index("--train.agent_func_path") + 1] = str(files / "agent_func.py")
+    assert main(["openrlhf", "check", "--config", curriculum_config, "--", *argv]) == 0
+    out = capsys.readouterr().out
+    assert "openrlhf: agent" in out and "estimator: planpo" in out
+
+
+def test_shipped_configs_are_valid_apart_from_their_database():
+    for path in sorted(EXAMPLES.glob("*.json")):
+        config = json.loads(path.read_text())
+        with pytest.raises(ConfigError, match="database"):
+            Shaper.from_mapping(config)  # /shared/... does not exist here
+        Shaper.from_mapping({**config, "database": "sample"})

@@ -1,0 +1,119 @@
+"""Scoring cannot stall training: a check that sleeps, spins or kills its process costs one sample
+(``timeout`` / ``crash``, reward 0), never the batch."""
+
+from __future__ import annotations
+
+import functools
+import sys
+import time
+
+import pytest
+from planshape.shaping import plugins
+from planshape.shaping.budget import CRASH, TIMEOUT, Failed, check_budget, run_with_budget, score_all
+from planshape.shaping.scoring_pool import PoolError, ScoringPool
+
+from .stall_helpers import install_stall_plugin, sample_rows, sample_scorer, with_word
+
+
+@pytest.fixture
+def stall_plugin(tmp_path, monkeypatch):
+    """The stall probe, found through its entry point here and in every worker started meanwhile."""
+    monkeypatch.syspath_prepend(str(install_stall_plugin(tmp_path / "plugin")))
+    plugins.reset()
+    yield
+    plugins.reset()
+
+
+def test_in_process_budget_stops_a_sleeping_check(stall_plugin):
+    rows = sample_rows()
+    score = sample_scorer()
+    items = [(r["text"], r["query"], 0) for r in rows]
+    items[2] = (rows[2]["text"], with_word(rows[2], "SLEEP")["query"], 0)
+    start = time.perf_counter()
+    results = score_all(score, items, 0.5)
+    assert time.perf_counter() - start < 10
+    assert isinstance(results[2], Failed) and results[2].kind == TIMEOUT and "budget 0.5 s" in results[2].reason
+    plain = [score(*item) for i, item in enumerate(items) if i != 2]
+    assert [r.reward for i, r in enumerate(results) if i != 2] == [p.reward for p in plain]
+    assert "stall_probe" in results[0].result.commonsense  # the plugin really ran
+
+
+def test_in_process_budget_also_stops_pure_python_spins():
+    def spin():
+        while True:
+            pass
+
+    result = run_with_budget(spin, (), 0.2)
+    assert isinstance(result, Failed) and result.kind == TIMEOUT and result.seconds < 5
+    assert run_with_budget(lambda x: x + 1, (1,), 1.0) == 2
+    late = run_with_budget(time.sleep, (0.05,), None)
+    assert late is None  # no budget: never a timeout
+
+
+def test_a_callers_own_timer_survives_the_budget():
+    import signal
+
+    fired = []
+    previous = signal.signal(signal.SIGALRM, lambda *_: fired.append(time.monotonic()))
+    try:
+        start = time.monotonic()
+        signal.setitimer(signal.ITIMER_REAL, 0.3)
+        assert run_with_budget(time.sleep, (0.05,), 5.0) is None  # our timer comes and goes
+        assert signal.getsignal(signal.SIGALRM) is not None and 0 < signal.getitimer(signal.ITIMER_REAL)[0] <= 0.3
+        time.sleep(0.5)
+        assert len(fired) == 1 and 0.25 <= fired[0] - start < 0.45
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def test_a_budget_is_checked_at_start_up():
+    assert check_budget(None) is None and check_budget(2) == 2.0
+    for bad in (0, -1, float("nan"), float("inf"), "1", True):
+        with pytest.raises(ValueError, match="sample_budget_s"):
+            check_budget(bad)
+
+
+def test_pool_survives_sleep_spin_and_death(stall_plugin):
+    rows = sample_rows()
+    items = [(r["text"], r["query"], 0) for r in rows]
+    stalls = {1: "SLEEP", 4: "DIE", 5: "SPIN"}
+    for i, word in stalls.items():
+        items[i] = (rows[i]["text"], with_word(rows[i], word)["query"], 0)
+    with ScoringPool(functools.partial(sample_scorer, "strict"), workers=2, budget_s=3.0) as pool:
+        first = pool.pids
+        start = time.perf_counter()
+        results = pool.map(items)
+        took = time.perf_counter() - start
+        assert len(results) == len(items)  # every sample has a result
+        assert results[1].kind == TIMEOUT and results[5].kind == TIMEOUT
+        assert results[4].kind == CRASH and "signal 9" in results[4].reason
+        assert pool.restarts == 3 and pool.pids != first
+        assert took < 30
+        expected = [sample_scorer()(*item) for i, item in enumerate(items) if i not in stalls]
+        got = [r for i, r in enumerate(results) if i not in stalls]
+        assert [(r.reward, r.failure) for r in got] == [(e.reward, e.failure) for e in expected]
+        assert "stall_probe" in got[0].result.commonsense
+        again = pool.map(items[:1])  # the replaced workers keep serving
+        assert again[0].reward == expected[0].reward
+
+
+def _broken_factory():
+    raise ValueError("no such database")
+
+
+def test_pool_reports_a_broken_factory_at_start():
+    with pytest.raises(PoolError, match="no such database"):
+        ScoringPool(_broken_factory, workers=1)
+    with pytest.raises(ValueError, match="workers"):
+        ScoringPool(_broken_factory, workers=0)
+
+
+def test_pool_raises_configuration_errors_from_the_scorer():
+    with ScoringPool(functools.partial(sample_scorer, "strict"), workers=1) as pool:
+        with pytest.raises(Exception, match="org|field|Query|query"):
+            pool.map([("<answer>[]</answer>", {"not": "a query"}, 0)])
+
+
+if sys.platform != "linux":  # pragma: no cover
+    pytestmark = pytest.mark.skip("the pool tests use Linux signals")
