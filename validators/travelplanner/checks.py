@@ -74,24 +74,16 @@ class Trip:
         return self.query.date[day]
 
     def same(self, text: str) -> str:
-        """The key under which two plan items count as a repeat (Q4: the raw string, or the string with its
-        whitespace collapsed, case folded, compatibility forms (full-width letters) unified and invisible
-        format characters (zero-width spaces) dropped)."""
-        if self.mode.exact_repeats:
-            return text
-        if not text.isascii():
-            text = unicodedata.normalize("NFKC", "".join(c for c in text if unicodedata.category(c) != "Cf"))
-        return " ".join(text.split()).casefold()
+        """The key under which two plan items count as a repeat (Q4: the raw string, or ``normalised``)."""
+        return text if self.mode.exact_repeats else normalised(text)
 
-    def place(self, table: str, text: Any) -> tuple[Any, ...]:
-        """The keys under which two mentions are the same place: the text (Q4), and unless Q11 is open the
-        database row it names too (its name and city, so ``X, City(S1)`` and ``X , City`` are ``X, City``)."""
-        keys: tuple[Any, ...] = (self.same(text),)
-        if not self.mode.same_place_by_text:
-            rows = self.places(table, text)
-            if rows:
-                keys += ((table, rows[0].name.strip(), rows[0].city),)
-        return keys
+    def row(self, table: str, text: Any) -> tuple[str, str, str] | None:
+        """The database row a place item names, as (table, name, city), unless Q11 is open or none matches:
+        ``X, City``, ``X, City(S1)`` and ``X , City`` all name ``X`` in ``City``."""
+        if self.mode.same_place_by_text:
+            return None
+        rows = self.places(table, text)
+        return (table, rows[0].name.strip(), rows[0].city) if rows else None
 
     def filled(self, value: Any) -> bool:
         """Whether a field holds something to check: upstream's truthy-and-not-``-``; strict also takes
@@ -117,25 +109,41 @@ def filled(value: Any) -> bool:
     return bool(value) and value != "-"
 
 
+def normalised(text: str) -> str:
+    """Text with whitespace collapsed, case folded, compatibility forms unified (NFKC: full-width letters)
+    and invisible format characters (zero-width spaces) dropped."""
+    if not text.isascii():
+        text = unicodedata.normalize("NFKC", "".join(c for c in text if unicodedata.category(c) != "Cf"))
+    return " ".join(text.split()).casefold()
+
+
 class Seen:
-    """Items met so far, by key. Hashable keys go in a dict, so a long attraction list is checked in linear
-    time; unhashable ones (a JSON list or object, which upstream compares with ``==``) in a short list."""
+    """Places met so far. Text keys go in a dict, so a long attraction list is checked in linear time;
+    unhashable ones (a JSON list or object, which upstream compares with ``==``) in a short list."""
 
     def __init__(self) -> None:
         self._keys: dict[Any, Any] = {}
         self._other: list[tuple[Any, Any]] = []
+        self._rows: dict[tuple[str, str, str], tuple[str, Any]] = {}
 
-    def add(self, keys: tuple[Any, ...], item: Any) -> Any:
-        """The item first met under any of ``keys``, or ``_NEW`` after recording ``item`` under all of them."""
-        for key in keys:
-            first = self._find(key)
-            if first is not _NEW:
+    def add(self, key: Any, item: Any, row: tuple[str, str, str] | None = None) -> Any:
+        """The item first met under ``key`` or (Q11) naming ``row``, or ``_NEW`` after recording ``item``.
+
+        A row repeats only when its texts differ beyond ``normalised`` (a suffix after the city, a space
+        before the comma): whitespace and case variants are quirk 4's, so each quirk flag closes its own.
+        """
+        first = self._find(key)
+        if first is not _NEW:
+            return first
+        if row is not None:
+            text = normalised(item)
+            seen_text, first = self._rows.setdefault(row, (text, item))
+            if seen_text != text:
                 return first
-        for key in keys:
-            try:
-                self._keys[key] = item
-            except TypeError:  # unhashable
-                self._other.append((key, item))
+        try:
+            self._keys[key] = item
+        except TypeError:  # unhashable
+            self._other.append((key, item))
         return _NEW
 
     def _find(self, key: Any) -> Any:
@@ -212,7 +220,7 @@ def is_valid_restaurants(trip: Trip) -> Outcome:
         for meal in MEALS:
             if meal in unit and trip.filled(unit[meal]):
                 value = unit[meal]
-                first = seen.add(trip.place("restaurants", value), value)
+                first = seen.add(trip.same(value), value, trip.row("restaurants", value))
                 if first is not _NEW:
                     named = meal == "lunch" or not trip.mode.same_place_by_text  # upstream names it at lunch only
                     what = f"{meal} {value}" if named else meal
@@ -225,7 +233,7 @@ def is_valid_attractions(trip: Trip) -> Outcome:
     for i, unit in enumerate(trip.days):
         if "attraction" in unit and trip.filled(unit["attraction"]):
             for item in trip.items(unit["attraction"]):
-                first = seen.add(trip.place("attractions", item), item)
+                first = seen.add(trip.same(item), item, trip.row("attractions", item))
                 if first is not _NEW:
                     return False, _repeated(trip, f"The attraction '{item}' in day {i + 1} is repeated.", item, first)
     return True, "No attraction is repeated."
@@ -240,7 +248,8 @@ def is_valid_accommodation(trip: Trip) -> Outcome:
     if trip.mode.same_place_by_text:
         runs = consecutive_runs(stays)
     else:  # Q11: consecutive nights at one listing are one stay, however its name is written
-        runs = consecutive_runs(stays, [v if trip.absent(v) else trip.place("accommodations", v)[-1] for v in stays])
+        runs = consecutive_runs(stays, [(trip.row("accommodations", v) or v) if not trip.absent(v) else v
+                                        for v in stays])
     for value, nights in runs:
         if trip.absent(value):
             continue
@@ -290,19 +299,19 @@ def is_valid_transportation(trip: Trip) -> Outcome:
 
 def _in_cities(trip: Trip, value: Any, cities: Any) -> bool:
     """Whether a plan item is in one of the day's cities: the city's name appears in its text (Q12; on a
-    stay day upstream's "cities" are the characters of one name, Q1), or its own city is one of them."""
-    if trip.mode.city_by_substring:
-        if isinstance(cities, str) and isinstance(value, str):
-            return not set(cities).isdisjoint(value)  # per character (Q1), in linear time
+    stay day upstream's "cities" are the characters of one name, Q1, whatever Q12 says), or its own city is one
+    of them."""
+    if isinstance(cities, str) and isinstance(value, str):
+        return not set(cities).isdisjoint(value)  # per character (Q1), in linear time
+    if trip.mode.city_by_substring or isinstance(cities, str):
         return any(city in value for city in cities)
-    return trip.item_city(value) in set(cities)
+    return trip.item_city(value) in cities
 
 
 def _not_in_city(trip: Trip, message: str, value: Any, cities: Any) -> str:
-    if trip.mode.city_by_substring:
+    if trip.mode.city_by_substring or isinstance(cities, str):
         return message
-    where = " or ".join(cities) if isinstance(cities, list) else cities
-    return f"{message[:-1]}: {value!r} is in {trip.item_city(value)!r}, not in {where}."
+    return f"{message[:-1]}: {value!r} is in {trip.item_city(value)!r}, not in {' or '.join(cities)}."
 
 
 def _transport_in_city(trip: Trip, i: int, text: str, value: Any, cities: Any) -> str | None:
@@ -315,7 +324,7 @@ def _transport_in_city(trip: Trip, i: int, text: str, value: Any, cities: Any) -
             return message
     elif any(city not in value for city in cities):
         return message
-    if trip.mode.city_by_substring:
+    if trip.mode.city_by_substring or isinstance(cities, str):
         return None
     origin, destination = trip.from_to(value)
     if origin is None or destination is None:
@@ -351,10 +360,10 @@ def is_valid_information_in_current_city(trip: Trip) -> Outcome:
                                                cities)
         if "accommodation" in unit and trip.filled(unit["accommodation"]):
             stay = unit["accommodation"]
-            inside = cities[-1] in stay if trip.mode.city_by_substring else trip.item_city(stay) == cities[-1]
-            if not inside:
+            last = [cities[-1]] if isinstance(cities, list) else cities[-1]  # upstream: the last character (Q1)
+            if not _in_cities(trip, stay, last):
                 return False, _not_in_city(trip, f"The accommodation in day {i + 1} is invalid city choice.", stay,
-                                           cities[-1:] if isinstance(cities, list) else cities[-1])
+                                           last)
     return True, "Every item is in the day's city."
 
 
