@@ -298,9 +298,8 @@ def is_valid_transportation(trip: Trip) -> Outcome:
 
 
 def _in_cities(trip: Trip, value: Any, cities: Any) -> bool:
-    """Whether a plan item is in one of the day's cities: the city's name appears in its text (Q12; on a
-    stay day upstream's "cities" are the characters of one name, Q1, whatever Q12 says), or its own city is one
-    of them."""
+    """Whether a plan item is in one of the day's cities: a city's name appears in its text (Q12), or its own
+    city is one of them. With Q1 open a stay day's "cities" are the characters of one name, as upstream's."""
     if isinstance(cities, str) and isinstance(value, str):
         return not set(cities).isdisjoint(value)  # per character (Q1), in linear time
     if trip.mode.city_by_substring or isinstance(cities, str):
