@@ -6,12 +6,12 @@ of each assistant turn), ``text`` (the final output) and ``query`` (a TravelPlan
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+from planshape.validators.travelplanner.jsonl import kind, read_jsonl
 from rich.console import Console
 from rich.table import Table
 
@@ -20,16 +20,31 @@ from .reward import Scorer, failure_counts
 
 
 def read_rollouts(path: str | Path) -> list[dict[str, Any]]:
+    """Every rollout of the file; a malformed line raises ValueError naming the file, the line and why."""
     rows = []
-    for number, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), start=1):
-        if not line.strip():
-            continue
-        row = json.loads(line)
-        missing = {"group", "turn_tokens", "text", "query"} - set(row)
-        if missing:
-            raise ValueError(f"{path}: line {number}: missing {sorted(missing)}")
-        rows.append(row)
+    for line in read_jsonl(path):
+        problem = line.error or _problem(line.value)
+        if problem:
+            raise ValueError(f"{path}: line {line.number}: {problem}")
+        rows.append(line.value)
     return rows
+
+
+def _problem(row: Any) -> str | None:
+    """What is wrong with one rollout record, or None. ``text`` is model output: the scorer takes any value."""
+    if not isinstance(row, dict):
+        return f"{kind(row)}, not an object"
+    missing = {"group", "turn_tokens", "text", "query"} - set(row)
+    if missing:
+        return f"missing {sorted(missing)}"
+    if not isinstance(row["group"], (str, int)) or isinstance(row["group"], bool):
+        return f"'group' is {kind(row['group'])}, not a string or an integer"
+    tokens = row["turn_tokens"]
+    if not isinstance(tokens, list) or not all(type(t) is int and t >= 0 for t in tokens):
+        return "'turn_tokens' must be an array of token counts (integers >= 0), one per assistant turn"
+    if not isinstance(row["query"], dict):
+        return f"'query' is {kind(row['query'])}, not an object"
+    return None
 
 
 def score_rollouts(rows: Sequence[Mapping[str, Any]], scorer: Scorer, estimator, step: int = 0,

@@ -4,14 +4,15 @@ Every flag of ``modes.Mode`` must appear here (checked by ``test_every_quirk_is_
 """
 
 import copy
+import dataclasses
 import inspect
 import sys
 
 from planshape.validators.travelplanner.evaluate import check_plan
-from planshape.validators.travelplanner.modes import QUIRKS
+from planshape.validators.travelplanner.modes import QUIRKS, STRICT
 from planshape.validators.travelplanner.query import Query
 
-from .helpers import ROCKFORD, rockford, verdicts
+from .helpers import ROCKFORD, ROCKFORD_PLAN, rockford, verdicts
 
 SAMPLE_Q = Query(org="Harborview", dest="Lindenfield", days=3, visiting_city_number=1,
                  date=["2022-03-10", "2022-03-11", "2022-03-12"], people_number=1, budget=1200, level="easy")
@@ -92,6 +93,10 @@ def test_exact_repeats(database):
     official, strict = both(plan, ROCKFORD, database)
     assert official["is_valid_restaurants"] == "pass"
     assert strict["is_valid_restaurants"] == "fail"
+    # case, full-width letters and a zero-width space do not make a new restaurant either
+    for variant in ("FLYING MANGO, Rockford", "Ｆlying Mango, Rockford", "Flying\u200b Mango, Rockford"):
+        official, strict = both(rockford(edits={(2, "lunch"): variant}), ROCKFORD, database)
+        assert official["is_valid_restaurants"] == "pass" and strict["is_valid_restaurants"] == "fail", variant
 
 
 def test_unchecked_transport(database):
@@ -148,6 +153,130 @@ def test_unstripped_parenthesis(database):
     official, strict = both(plan, ROCKFORD, database)
     assert official["is_reasonable_visiting_city"] == "fail"  # "Rockford " is not a known city
     assert strict["is_reasonable_visiting_city"] == "pass"
+
+
+def reasons(result) -> dict[str, str]:
+    return {k: v.reason for k, v in (result.commonsense | (result.hard or {})).items()}
+
+
+def with_quirk(quirk: str):
+    """Strict mode with one quirk left open: shows which flag a strict verdict comes from."""
+    return dataclasses.replace(STRICT, **{quirk: True})
+
+
+def test_same_place_by_text(database):
+    # The issue's exploit: the cheapest restaurant of the city at every meal, the city written X, X(S1), ...
+    cheapest = min(database.in_city("restaurants", "Rockford"), key=lambda r: r.average_cost).name
+    meals = [(d, m) for d in range(3) for m in ("breakfast", "lunch", "dinner") if ROCKFORD_PLAN[d][m] != "-"]
+    plan = rockford(edits={key: f"{cheapest}, Rockford(S{k})" if k else f"{cheapest}, Rockford"
+                           for k, key in enumerate(meals)})
+    official = check_plan(plan, ROCKFORD, database, "official")
+    strict = check_plan(plan, ROCKFORD, database, "strict")
+    assert official.final_pass  # upstream compares strings: full reward, and cheaper
+    assert verdicts(check_plan(plan, ROCKFORD, database, with_quirk("same_place_by_text")))["is_valid_restaurants"] \
+        == "pass"
+    assert verdicts(strict)["is_valid_restaurants"] == "fail" and not strict.final_pass
+    reason = reasons(strict)["is_valid_restaurants"]
+    assert cheapest in reason and "same place" in reason
+
+    # a space before the comma names the same row too; so does any "(...)" after an attraction's city
+    plan = rockford(edits={(2, "lunch"): "Flying Mango , Rockford"})
+    assert verdicts(check_plan(plan, ROCKFORD, database, "strict"))["is_valid_restaurants"] == "fail"
+    plan = rockford(edits={(2, "attraction"): "Burpee Museum of Natural History, Rockford(Illinois);"})
+    official, strict = both(plan, ROCKFORD, database)
+    assert official["is_valid_attractions"] == "pass" and strict["is_valid_attractions"] == "fail"
+
+    # and two nights at one listing are one stay, however the name is written (fair in both directions)
+    plan = rockford(edits={(1, "accommodation"): "Pure luxury one bdrm + sofa bed on Central Park , Rockford"})
+    official, strict = both(plan, ROCKFORD, database)
+    assert official["is_valid_accommodation"] == "fail"  # two "stays" of one night; the listing needs 2
+    assert strict["is_valid_accommodation"] == "pass"
+
+
+def test_city_by_substring(database, train):
+    query, gold = train[16]  # Sacramento -> Atlanta, 3 days
+    assert query.dest == "Atlanta" and gold[1]["current_city"] == "Atlanta"
+    plan = copy.deepcopy(gold)
+    plan[1]["breakfast"] = "Atlanta Highway Seafood Market, Alamosa"  # a restaurant in Alamosa, Colorado
+    official = check_plan(plan, query, database, "official")
+    strict = check_plan(plan, query, database, "strict")
+    assert verdicts(official)["is_valid_information_in_current_city"] == "pass"
+    assert verdicts(check_plan(plan, query, database, with_quirk("city_by_substring")))[
+        "is_valid_information_in_current_city"] == "pass"  # "Atlanta" appears in the name
+    assert verdicts(strict)["is_valid_information_in_current_city"] == "fail"
+    assert "Alamosa" in reasons(strict)["is_valid_information_in_current_city"]
+
+    # the transport leg charged must be the leg travelled: a $143 taxi stands in for the flight
+    plan = rockford(edits={(0, "transportation"): "Taxi, from Rockford to Chicago, St. Petersburg"})
+    official = check_plan(plan, ROCKFORD, database, "official")
+    strict = check_plan(plan, ROCKFORD, database, "strict")
+    assert official.final_pass
+    assert verdicts(check_plan(plan, ROCKFORD, database, with_quirk("city_by_substring"))) == verdicts(official)
+    assert verdicts(strict)["is_valid_information_in_current_city"] == "fail"
+    assert "from Rockford to Chicago" in reasons(strict)["is_valid_information_in_current_city"]
+
+
+def test_route_may_skip_origin(database):
+    # Never leave: day 1 is written as a stay in Rockford, so the route [Rockford, Rockford, Rockford] is a
+    # closed circle and the trip home is never paid for.
+    used = str(ROCKFORD_PLAN)
+    meals = [r.name for r in database.in_city("restaurants", "Rockford") if r.name not in used]
+    sights = [r.name for r in database.in_city("attractions", "Rockford") if r.name not in used]
+    plan = rockford()
+    for day in (0, 2):
+        plan[day].update(current_city="Rockford", breakfast=f"{meals[day * 3]}, Rockford",
+                         lunch=f"{meals[day * 3 + 1]}, Rockford", dinner=f"{meals[day * 3 + 2]}, Rockford",
+                         attraction=f"{sights[day]}, Rockford;")
+    plan[2]["transportation"] = "-"
+    official = check_plan(plan, ROCKFORD, database, "official")
+    strict = check_plan(plan, ROCKFORD, database, "strict")
+    assert official.final_pass
+    assert verdicts(check_plan(plan, ROCKFORD, database, with_quirk("route_may_skip_origin")))[
+        "is_reasonable_visiting_city"] == "pass"
+    assert verdicts(strict)["is_reasonable_visiting_city"] == "fail"
+    assert "St. Petersburg" in reasons(strict)["is_reasonable_visiting_city"]
+
+
+def test_mixed_transport_words(database):
+    # A flight that also says "self-driving" counts as self-driving in the conflict check, so a trip can
+    # fly out and drive back.
+    flight = ROCKFORD_PLAN[0]["transportation"] + ", Self-driving to the airport"
+    drive = "Self-driving, from Rockford to St. Petersburg, duration: 18 hours, distance: 1,900 km, cost: 95"
+    plan = rockford(edits={(0, "transportation"): flight, (2, "transportation"): drive})
+    official, strict = both(plan, ROCKFORD, database)
+    assert official["is_valid_transportation"] == "pass"
+    result = check_plan(plan, ROCKFORD, database, "strict")
+    assert strict["is_valid_transportation"] == "fail"
+    assert "more than one mode" in reasons(result)["is_valid_transportation"]
+    assert "more than one mode" in reasons(result)["is_valid_information_in_sandbox"]
+    assert verdicts(check_plan(plan, ROCKFORD, database, with_quirk("mixed_transport_words")))[
+        "is_valid_transportation"] == "pass"
+
+
+def test_blank_fields_count(database):
+    # null names no meal: upstream only counts "" and "-" as missing, so the meal is neither required nor paid
+    plan = rockford(edits={(1, "breakfast"): None})
+    assert check_plan(plan, ROCKFORD, database, "official").final_pass
+    strict = check_plan(plan, ROCKFORD, database, "strict")
+    assert verdicts(strict)["is_not_absent"] == "fail" and "No meal in day 2" in reasons(strict)["is_not_absent"]
+    assert verdicts(check_plan(plan, ROCKFORD, database, with_quirk("blank_fields_count")))["is_not_absent"] == "pass"
+    # " ; " names no attraction: with every segment checked (Q2 closed) it was an empty list that passed
+    plan = rockford(edits={(1, "attraction"): " ; "})
+    assert check_plan(plan, ROCKFORD, database, with_quirk("blank_fields_count")).final_pass
+    strict = check_plan(plan, ROCKFORD, database, "strict")
+    assert verdicts(strict)["is_not_absent"] == "fail" and "attaction in day 2" in reasons(strict)["is_not_absent"]
+
+
+def test_repeated_lunch_reason_names_the_restaurant(database):
+    """Upstream's message names the restaurant at lunch only; strict names it at every meal."""
+    plan = rockford(edits={(2, "lunch"): "Flying Mango, Rockford"})
+    official = check_plan(plan, ROCKFORD, database, "official")
+    assert reasons(official)["is_valid_restaurants"] == \
+        "The restaurant in day 3 lunch Flying Mango, Rockford is repeated."
+    plan = rockford(edits={(2, "dinner"): "Flying Mango, Rockford"})
+    assert reasons(check_plan(plan, ROCKFORD, database, "official"))["is_valid_restaurants"] == \
+        "The restaurant in day 3 dinner is repeated."
+    assert "Flying Mango" in reasons(check_plan(plan, ROCKFORD, database, "strict"))["is_valid_restaurants"]
 
 
 def test_every_quirk_is_tested():

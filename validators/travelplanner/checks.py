@@ -8,6 +8,7 @@ Mode flags (``modes.Mode``) switch each known quirk on (official) or off (strict
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -38,9 +39,18 @@ class Trip:
         city = before_parenthesis(text)
         return city if self.mode.unstripped_parenthesis else city.strip()
 
+    def from_to(self, text: str) -> tuple[str, str] | tuple[None, None]:
+        """``extract_from_to``, memoised: checks parse the same ``current_city`` several times."""
+        if not isinstance(text, str):
+            return extract_from_to(text)  # raises TypeError, as upstream does
+        key = ("from_to", text)
+        if key not in self._memo:
+            self._memo[key] = extract_from_to(text)
+        return self._memo[key]
+
     def route(self, text: str) -> tuple[str, str]:
         """Both cities of a ``from A to B`` text; raises TypeError when there is none (upstream crash)."""
-        origin, destination = extract_from_to(text)
+        origin, destination = self.from_to(text)
         return self.city(origin), self.city(destination)
 
     def items(self, attraction: str) -> list[str]:
@@ -64,13 +74,86 @@ class Trip:
         return self.query.date[day]
 
     def same(self, text: str) -> str:
-        """The key under which two plan items count as a repeat (Q4: raw string, or normalised)."""
-        return text if self.mode.exact_repeats else " ".join(text.split()).casefold()
+        """The key under which two plan items count as a repeat (Q4: the raw string, or ``normalised``)."""
+        return text if self.mode.exact_repeats else normalised(text)
+
+    def row(self, table: str, text: Any) -> tuple[str, str, str] | None:
+        """The database row a place item names, as (table, name, city), unless Q11 is open or none matches:
+        ``X, City``, ``X, City(S1)`` and ``X , City`` all name ``X`` in ``City``."""
+        if self.mode.same_place_by_text:
+            return None
+        rows = self.places(table, text)
+        return (table, rows[0].name.strip(), rows[0].city) if rows else None
+
+    def filled(self, value: Any) -> bool:
+        """Whether a field holds something to check: upstream's truthy-and-not-``-``; strict also takes
+        blank text (``" "``, ``" - "``) as empty (Q15)."""
+        if not filled(value):
+            return False
+        return self.mode.blank_fields_count or not (isinstance(value, str) and value.strip() in ("", "-"))
+
+    def absent(self, value: Any) -> bool:
+        """Complete Information's test for a missing field: only ``""`` and ``-`` upstream; strict adds null
+        and blank values (Q15)."""
+        if self.mode.blank_fields_count:
+            return value in ("", "-")
+        return not self.filled(value)
+
+    def item_city(self, text: str) -> str:
+        """The city a ``Name, City`` item is in: the city its database rows are looked up in."""
+        return parse_name_city(text)[1]
 
 
 def filled(value: Any) -> bool:
     """Upstream's guard before reading a field: truthy and not ``-``."""
     return bool(value) and value != "-"
+
+
+def normalised(text: str) -> str:
+    """Text with whitespace collapsed, case folded, compatibility forms unified (NFKC: full-width letters)
+    and invisible format characters (zero-width spaces) dropped."""
+    if not text.isascii():
+        text = unicodedata.normalize("NFKC", "".join(c for c in text if unicodedata.category(c) != "Cf"))
+    return " ".join(text.split()).casefold()
+
+
+class Seen:
+    """Places met so far. Text keys go in a dict, so a long attraction list is checked in linear time;
+    unhashable ones (a JSON list or object, which upstream compares with ``==``) in a short list."""
+
+    def __init__(self) -> None:
+        self._keys: dict[Any, Any] = {}
+        self._other: list[tuple[Any, Any]] = []
+        self._rows: dict[tuple[str, str, str], tuple[str, Any]] = {}
+
+    def add(self, key: Any, item: Any, row: tuple[str, str, str] | None = None) -> Any:
+        """The item first met under ``key`` or (Q11) naming ``row``, or ``_NEW`` after recording ``item``.
+
+        A row repeats only when its texts differ beyond ``normalised`` (a suffix after the city, a space
+        before the comma): whitespace and case variants are quirk 4's, so each quirk flag closes its own.
+        """
+        first = self._find(key)
+        if first is not _NEW:
+            return first
+        if row is not None:
+            text = normalised(item)
+            seen_text, first = self._rows.setdefault(row, (text, item))
+            if seen_text != text:
+                return first
+        try:
+            self._keys[key] = item
+        except TypeError:  # unhashable
+            self._other.append((key, item))
+        return _NEW
+
+    def _find(self, key: Any) -> Any:
+        try:
+            return self._keys.get(key, _NEW)
+        except TypeError:  # unhashable
+            return next((first for other, first in self._other if other == key), _NEW)
+
+
+_NEW = object()
 
 
 # ---------------------------------------------------------------- commonsense
@@ -87,6 +170,8 @@ def is_reasonable_visiting_city(trip: Trip) -> Outcome:
             cities += [first, second]
         else:
             cities.append(trip.city(text))
+    if not trip.mode.route_may_skip_origin and cities and cities[0] != q.org:
+        return False, f"The first day's city should be {q.org}: the trip must leave from and return to it."
     if cities[0] != cities[-1]:
         return False, "The trip should be a closed circle."
     if not valid_city_sequence(cities):
@@ -122,27 +207,35 @@ def valid_city_sequence(cities: list[str]) -> bool:
     return True
 
 
+def _repeated(trip: Trip, message: str, item: Any, first: Any) -> str:
+    """Upstream's message; strict names the place and, when the text differs, its first mention (Q11)."""
+    if trip.mode.same_place_by_text or item == first:
+        return message
+    return f"{message[:-1]} (the same place as {first!r})."
+
+
 def is_valid_restaurants(trip: Trip) -> Outcome:
-    seen: list[Any] = []
+    seen = Seen()
     for i, unit in enumerate(trip.days):
         for meal in MEALS:
-            if meal in unit and filled(unit[meal]):
-                key = trip.same(unit[meal])
-                if key in seen:
-                    return False, f"The restaurant in day {i + 1} {meal} is repeated."
-                seen.append(key)
+            if meal in unit and trip.filled(unit[meal]):
+                value = unit[meal]
+                first = seen.add(trip.same(value), value, trip.row("restaurants", value))
+                if first is not _NEW:
+                    named = meal == "lunch" or not trip.mode.same_place_by_text  # upstream names it at lunch only
+                    what = f"{meal} {value}" if named else meal
+                    return False, _repeated(trip, f"The restaurant in day {i + 1} {what} is repeated.", value, first)
     return True, "No restaurant is repeated."
 
 
 def is_valid_attractions(trip: Trip) -> Outcome:
-    seen: list[str] = []
+    seen = Seen()
     for i, unit in enumerate(trip.days):
-        if "attraction" in unit and filled(unit["attraction"]):
+        if "attraction" in unit and trip.filled(unit["attraction"]):
             for item in trip.items(unit["attraction"]):
-                key = trip.same(item)
-                if key in seen:
-                    return False, f"The attraction '{item}' in day {i + 1} is repeated."
-                seen.append(key)
+                first = seen.add(trip.same(item), item, trip.row("attractions", item))
+                if first is not _NEW:
+                    return False, _repeated(trip, f"The attraction '{item}' in day {i + 1} is repeated.", item, first)
     return True, "No attraction is repeated."
 
 
@@ -152,8 +245,13 @@ def is_valid_accommodation(trip: Trip) -> Outcome:
         if "accommodation" not in unit:
             return False, "No Accommodation Info."
         stays.append(unit["accommodation"])
-    for value, nights in consecutive_runs(stays):
-        if value in ("-", ""):
+    if trip.mode.same_place_by_text:
+        runs = consecutive_runs(stays)
+    else:  # Q11: consecutive nights at one listing are one stay, however its name is written
+        runs = consecutive_runs(stays, [(trip.row("accommodations", v) or v) if not trip.absent(v) else v
+                                        for v in stays])
+    for value, nights in runs:
+        if trip.absent(value):
             continue
         rows = trip.places("accommodations", value)
         applies = len(rows) == 1 if trip.mode.substring_match else len(rows) >= 1
@@ -162,27 +260,79 @@ def is_valid_accommodation(trip: Trip) -> Outcome:
     return True, "Every stay meets its minimum nights."
 
 
-def consecutive_runs(values: list[Any]) -> list[tuple[Any, int]]:
+def consecutive_runs(values: list[Any], keys: list[Any] | None = None) -> list[tuple[Any, int]]:
+    """``(first value, length)`` of every run of equal consecutive values (or of equal ``keys``)."""
     runs: list[tuple[Any, int]] = []
-    for value in values:
-        if runs and runs[-1][0] == value:
-            runs[-1] = (value, runs[-1][1] + 1)
+    run_key: Any = None
+    for value, key in zip(values, values if keys is None else keys, strict=True):
+        if runs and key == run_key:  # upstream compares each value with the run's first one
+            runs[-1] = (runs[-1][0], runs[-1][1] + 1)
         else:
             runs.append((value, 1))
+            run_key = key
     return runs
+
+
+TRANSPORT_WORDS = ("flight", "self-driving", "taxi")
+
+
+def _modes_named(value: str) -> list[str]:
+    low = value.lower()
+    return [word for word in TRANSPORT_WORDS if word in low]
 
 
 def is_valid_transportation(trip: Trip) -> Outcome:
     first = trip.days[0]["transportation"]
-    if not filled(first):
+    if not trip.filled(first):
         return False, "The transportation in day 1 should not be empty."
     kinds = [transport_kind(first)]
-    for unit in trip.days:
-        if "transportation" in unit and filled(unit["transportation"]):
-            kinds.append(transport_kind(unit["transportation"]))
+    for i, unit in enumerate(trip.days):
+        if "transportation" in unit and trip.filled(unit["transportation"]):
+            value = unit["transportation"]
+            if not trip.mode.mixed_transport_words and len(named := _modes_named(value)) > 1:
+                return False, f"The transportation in day {i + 1} names more than one mode ({', '.join(named)})."
+            kinds.append(transport_kind(value))
     if ("Self-driving" in kinds and "Flight" in kinds) or ("Taxi" in kinds and "Self-driving" in kinds):
         return False, "The transportation is conflicting."
     return True, "The transportation modes do not conflict."
+
+
+def _in_cities(trip: Trip, value: Any, cities: Any) -> bool:
+    """Whether a plan item is in one of the day's cities: a city's name appears in its text (Q12), or its own
+    city is one of them. With Q1 open a stay day's "cities" are the characters of one name, as upstream's."""
+    if isinstance(cities, str) and isinstance(value, str):
+        return not set(cities).isdisjoint(value)  # per character (Q1), in linear time
+    if trip.mode.city_by_substring or isinstance(cities, str):
+        return any(city in value for city in cities)
+    return trip.item_city(value) in cities
+
+
+def _not_in_city(trip: Trip, message: str, value: Any, cities: Any) -> str:
+    if trip.mode.city_by_substring or isinstance(cities, str):
+        return message
+    return f"{message[:-1]}: {value!r} is in {trip.item_city(value)!r}, not in {' or '.join(cities)}."
+
+
+def _transport_in_city(trip: Trip, i: int, text: str, value: Any, cities: Any) -> str | None:
+    """Upstream: every city of the day appears in the transport text. Strict (Q12) also wants the
+    transport's own leg, when it names one, to be the day's leg: the leg checked and charged is the leg
+    travelled."""
+    message = f"The transportation in day {i + 1} is invalid city choice."
+    if isinstance(cities, str) and isinstance(value, str):
+        if not set(cities) <= set(value):  # per character (Q1), in linear time
+            return message
+    elif any(city not in value for city in cities):
+        return message
+    if trip.mode.city_by_substring or isinstance(cities, str):
+        return None
+    origin, destination = trip.from_to(value)
+    if origin is None or destination is None:
+        return None  # the leg is read from current_city
+    leg, day = (trip.city(origin), trip.city(destination)), (cities[0], cities[-1])
+    if leg == day:
+        return None
+    plan = f"goes from {day[0]} to {day[1]}" if "from" in text else f"stays in {day[0]}"
+    return f"{message[:-1]}: it goes from {leg[0]} to {leg[1]}, but the day {plan}."
 
 
 def is_valid_information_in_current_city(trip: Trip) -> Outcome:
@@ -194,19 +344,25 @@ def is_valid_information_in_current_city(trip: Trip) -> Outcome:
             cities = before_parenthesis(text)  # a string: every test below runs per character (Q1)
         else:
             cities = [trip.city(text)]
-        if "transportation" in unit and filled(unit["transportation"]):
-            if any(city not in unit["transportation"] for city in cities):
-                return False, f"The transportation in day {i + 1} is invalid city choice."
+        if "transportation" in unit and trip.filled(unit["transportation"]):
+            failure = _transport_in_city(trip, i, text, unit["transportation"], cities)
+            if failure:
+                return False, failure
         for meal in MEALS:
-            if meal in unit and filled(unit[meal]) and not any(city in unit[meal] for city in cities):
-                return False, f"The {meal} in day {i + 1} is invalid city choice."
-        if "attraction" in unit and filled(unit["attraction"]):
+            if meal in unit and trip.filled(unit[meal]) and not _in_cities(trip, unit[meal], cities):
+                return False, _not_in_city(trip, f"The {meal} in day {i + 1} is invalid city choice.", unit[meal],
+                                           cities)
+        if "attraction" in unit and trip.filled(unit["attraction"]):
             for item in trip.items(unit["attraction"]):
-                if not any(city in item for city in cities) and not _day_trip(trip, text, item):
-                    return False, f"The attraction in day {i + 1} is invalid city choice."
-        if "accommodation" in unit and filled(unit["accommodation"]):
-            if cities[-1] not in unit["accommodation"]:
-                return False, f"The accommodation in day {i + 1} is invalid city choice."
+                if not _in_cities(trip, item, cities) and not _day_trip(trip, text, item):
+                    return False, _not_in_city(trip, f"The attraction in day {i + 1} is invalid city choice.", item,
+                                               cities)
+        if "accommodation" in unit and trip.filled(unit["accommodation"]):
+            stay = unit["accommodation"]
+            last = [cities[-1]] if isinstance(cities, list) else cities[-1]  # upstream: the last character (Q1)
+            if not _in_cities(trip, stay, last):
+                return False, _not_in_city(trip, f"The accommodation in day {i + 1} is invalid city choice.", stay,
+                                           last)
     return True, "Every item is in the day's city."
 
 
@@ -227,34 +383,36 @@ def _day_trip(trip: Trip, current_city: str, item: str) -> bool:
 def is_valid_information_in_sandbox(trip: Trip) -> Outcome:
     for i, unit in enumerate(trip.days):
         value = unit["transportation"]
-        if filled(value):
+        if trip.filled(value):
             failure = _transport_in_sandbox(trip, i, unit, value)
             if failure:
                 return False, failure
         for meal in MEALS:
-            if meal in unit and filled(unit[meal]) and not trip.places("restaurants", unit[meal]):
+            if meal in unit and trip.filled(unit[meal]) and not trip.places("restaurants", unit[meal]):
                 return False, f"The {meal} in day {i + 1} is invalid in the sandbox."
-        if "attraction" in unit and filled(unit["attraction"]):
+        if "attraction" in unit and trip.filled(unit["attraction"]):
             for item in trip.items(unit["attraction"]):
                 if not trip.places("attractions", item):
                     return False, f"The attraction {item} in day {i + 1} is invalid in the sandbox."
-        if "accommodation" in unit and filled(unit["accommodation"]):
+        if "accommodation" in unit and trip.filled(unit["accommodation"]):
             if not trip.places("accommodations", unit["accommodation"]):
                 return False, f"The accommodation in day {i + 1} is invalid in the sandbox."
     return True, "Every item exists in the sandbox."
 
 
-def _leg(unit: dict, value: str) -> tuple[str | None, str | None]:
+def _leg(trip: Trip, unit: dict, value: str) -> tuple[str | None, str | None]:
     """The leg's cities from the transport text, else from ``current_city`` (upstream's fallback)."""
-    origin, destination = extract_from_to(value)
+    origin, destination = trip.from_to(value)
     if origin is None or destination is None:
-        origin, destination = extract_from_to(unit["current_city"])
+        origin, destination = trip.from_to(unit["current_city"])
     return origin, destination
 
 
 def _transport_in_sandbox(trip: Trip, i: int, unit: dict, value: str) -> str | None:
-    origin, destination = _leg(unit, value)
+    origin, destination = _leg(trip, unit, value)
     low = value.lower()
+    if not trip.mode.mixed_transport_words and len(named := _modes_named(value)) > 1:
+        return f"The transportation in day {i + 1} names more than one mode ({', '.join(named)})."
     if "flight number" in low:
         if origin is None or destination is None:
             raise ValueError(f"The transportation {value} in day {i + 1} can not be parsed.")
@@ -287,18 +445,25 @@ def is_not_absent(trip: Trip) -> Outcome:
             if key not in unit:
                 return False, f"No {key.capitalize()} Info."
         text = unit["current_city"]
-        if ("from " in text or "to " in text) and unit["transportation"] in ("", "-"):
+        if ("from " in text or "to " in text) and trip.absent(unit["transportation"]):
             return False, f"No transportation in day {i + 1} is not allowed."
-        if ("from " not in text and " to " not in text) and unit["attraction"] in ("", "-"):
+        if ("from " not in text and " to " not in text) and _no_attraction(trip, unit["attraction"]):
             return False, f"No attaction in day {i + 1} is not allowed."
-        if i != q.days - 1 and unit["accommodation"] in ("", "-"):
+        if i != q.days - 1 and trip.absent(unit["accommodation"]):
             return False, f"No accommodation in day {i + 1} is not allowed."
-        if any(unit[meal] in ("", "-") for meal in MEALS) and "from " not in text:
+        if any(trip.absent(unit[meal]) for meal in MEALS) and "from " not in text:
             return False, f"No meal in day {i + 1} is not allowed."
         total += sum(1 for key in unit if filled(unit[key]))
     if total * 1.0 / (6 * q.days) < 0.5:
         return False, "The absent information is more than 50%."
     return True, "Every required field is filled."
+
+
+def _no_attraction(trip: Trip, value: Any) -> bool:
+    """Strict (Q15) also wants one attraction named: ``";"`` or ``" ; "`` names none."""
+    if trip.absent(value):
+        return True
+    return not trip.mode.blank_fields_count and isinstance(value, str) and not trip.items(value)
 
 
 def _visiting_city_number(trip: Trip) -> bool:
@@ -325,8 +490,8 @@ def total_cost(trip: Trip) -> float:
     q, total = trip.query, 0.0
     for i, unit in enumerate(trip.days):
         value = unit["transportation"]
-        if filled(value):
-            origin, destination = _leg(unit, value)
+        if trip.filled(value):
+            origin, destination = _leg(trip, unit, value)
             if origin is not None and destination is not None:
                 low = value.lower()
                 if "flight number" in low:
@@ -340,11 +505,11 @@ def total_cost(trip: Trip) -> float:
                     total += ground_cost(trip.store, trip.city(origin), trip.city(destination), "taxi") \
                         * vehicles(q.people_number, 4)
         for meal in MEALS:
-            if filled(unit[meal]):
+            if trip.filled(unit[meal]):
                 rows = trip.places("restaurants", unit[meal])
                 if rows:
                     total += rows[0].average_cost * q.people_number
-        if filled(unit["accommodation"]):
+        if trip.filled(unit["accommodation"]):
             rows = trip.places("accommodations", unit["accommodation"])
             if rows:
                 total += rows[0].price * vehicles(q.people_number, rows[0].maximum_occupancy)
@@ -378,7 +543,7 @@ ROOM_TYPE_TEXT = {"shared room": "Shared room", "private room": "Private room", 
 def _stays(trip: Trip):
     """The first matching database row of every day's accommodation that has one."""
     for unit in trip.days:
-        if filled(unit["accommodation"]):
+        if trip.filled(unit["accommodation"]):
             rows = trip.places("accommodations", unit["accommodation"])
             if rows:
                 yield rows[0]
@@ -416,7 +581,7 @@ def valid_cuisine(trip: Trip) -> Outcome:
     covered: set[str] = set()
     for unit in trip.days:
         for meal in MEALS:
-            if not filled(unit[meal]):
+            if not trip.filled(unit[meal]):
                 continue
             if parse_name_city(unit[meal])[1] == trip.query.org:
                 if trip.mode.cuisine_skips_day:
@@ -437,7 +602,7 @@ def valid_transportation(trip: Trip) -> Outcome:
         return None, "No transportation rule was asked for."
     for unit in trip.days:
         value = unit["transportation"]
-        if not filled(value):
+        if not trip.filled(value):
             continue
         text = value if trip.mode.case_sensitive_transport else value.lower()
         flight, drive = ("Flight", "Self-driving") if trip.mode.case_sensitive_transport else ("flight", "self-driving")

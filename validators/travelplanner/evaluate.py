@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
@@ -88,6 +88,36 @@ def _all_fail(checks: Sequence[Check], reason: str) -> dict[str, Verdict]:
     return {c.key: Verdict(Status.FAIL, reason) for c in checks}
 
 
+def as_days(plan: Any) -> list[Any] | None:
+    """The plan's days as a list, or None when ``plan`` is not a sequence of days.
+
+    Besides lists and tuples this takes what a dataset row gives an adapter: a numpy array of day dicts
+    (a parquet column read through pandas), a pandas Series, any other sequence. Text and mappings are not
+    sequences of days.
+    """
+    if isinstance(plan, (list, tuple)):
+        return list(plan)
+    if plan is None or isinstance(plan, (str, bytes, bytearray, Mapping)):
+        return None
+    try:
+        if callable(getattr(plan, "tolist", None)):  # numpy, pandas
+            days = plan.tolist()
+        elif isinstance(plan, Sequence):
+            days = list(plan)
+        else:
+            return None
+    except Exception:  # noqa: BLE001 - an odd object is "not a list of days", not a crash
+        return None
+    return days if isinstance(days, list) else None
+
+
+def _falsy(plan: Any) -> bool:
+    try:
+        return not plan
+    except Exception:  # noqa: BLE001 - e.g. an object whose truth value is ambiguous
+        return False
+
+
 def check_plan(
     plan: Any,
     query: Query,
@@ -105,12 +135,13 @@ def check_plan(
     reward-hacking monitor needs no more of its second pass).
     """
     mode = get_mode(mode)
-    if not plan:
+    days = as_days(plan)
+    if not days if days is not None else _falsy(plan):
         return PlanResult(mode.name, delivered=False, note="no plan was delivered")
-    if not isinstance(plan, (list, tuple)):
+    if days is None:
         reason = f"the plan is a {type(plan).__name__}, not a list of days"
         return PlanResult(mode.name, True, _all_fail(commonsense, reason), None, reason)
-    trip = Trip(query, list(plan[: query.days]), store, mode)
+    trip = Trip(query, days[: query.days], store, mode)
 
     verdicts: dict[str, Verdict] = {}
     crashes: list[str] = []

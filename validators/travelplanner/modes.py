@@ -1,6 +1,7 @@
 """The two checking modes. ``official`` keeps every upstream quirk; ``strict`` closes the exploitable ones.
 
-Each flag is one quirk of notes §8; ``docs/modes.md`` holds the table of differences and
+Each flag is one quirk: Q1-Q10 are those of notes §8, Q11-Q15 were found hunting for reward exploits
+(issue 8); ``docs/modes.md`` holds the table of differences and
 ``tests/travelplanner/test_quirks.py`` one test per flag.
 """
 
@@ -24,6 +25,11 @@ class Mode:
     any_city_on_3_days: bool = True  # Q8: 3-day trips never compare the visited city with ``dest``
     cuisine_skips_day: bool = True  # Q9: an origin-city meal skips the rest of that day's meals
     unstripped_parenthesis: bool = True  # Q10: ``City (State)`` keeps a trailing space and fails
+    same_place_by_text: bool = True  # Q11: repeats and stays compare text, not the database row it names
+    city_by_substring: bool = True  # Q12: an item is "in" a city when the city's name appears in its text
+    route_may_skip_origin: bool = True  # Q13: a route that never leaves or returns to ``org`` can pass
+    mixed_transport_words: bool = True  # Q14: one transport string may name several modes
+    blank_fields_count: bool = True  # Q15: null, blank or ``;``-only fields count as filled
 
 
 OFFICIAL = Mode("official")

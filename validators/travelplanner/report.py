@@ -37,7 +37,7 @@ def evaluate_all(
     steps = track(items, description=f"checking ({mode_name})", transient=True) if progress else items
     for sub, query in steps:
         result = check_plan(sub.plan, query, store, mode_name)
-        if sub.note and not result.note:
+        if sub.note and (not result.delivered or not result.note):  # why it was not delivered beats "no plan"
             result.note = sub.note
         results.append(result)
     return {

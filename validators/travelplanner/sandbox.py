@@ -99,6 +99,7 @@ class Sandbox:
     city_state: dict[str, str]
     source: str = "memory"
     _by_city: dict[str, dict[str, list]] = field(init=False, repr=False)
+    _by_name: dict[str, dict[tuple[str, str], list]] = field(init=False, repr=False)
     _first_flight: dict[str, Flight] = field(init=False, repr=False)
     _routes: dict[tuple[str, str, str], list[Flight]] = field(init=False, repr=False)
     _by_route_date: dict[tuple[str, str, str], list[Flight]] = field(init=False, repr=False)
@@ -110,6 +111,8 @@ class Sandbox:
             "attractions": _group(self.attractions, lambda r: r.city),
             "accommodations": _group(self.accommodations, lambda r: r.city),
         }
+        self._by_name = {table: _group(getattr(self, table), lambda r: (r.city, r.name.strip()))
+                         for table in self._by_city}
         self._first_flight = {}
         for f in self.flight_rows:
             self._first_flight.setdefault(f.flight_number, f)
@@ -121,10 +124,9 @@ class Sandbox:
 
     def places(self, table: str, name: str, city: str, exact: bool = False) -> list:
         """Rows of ``table`` in ``city`` whose name contains ``name`` (upstream) or equals it (exact)."""
-        rows = self._by_city[table].get(city, ())
         if exact:
-            return [r for r in rows if r.name.strip() == name]
-        return [r for r in rows if name in r.name]
+            return list(self._by_name[table].get((city, name), ()))
+        return [r for r in self._by_city[table].get(city, ()) if name in r.name]
 
     def in_city(self, table: str, city: str) -> list:
         return list(self._by_city[table].get(city, ()))

@@ -124,6 +124,10 @@ class SqliteStore:
             raise StoreError(f"{self.path}: store format {meta.get('format')!r}, expected {FORMAT!r}; rebuild it")
         self.meta = meta
         self.city_state = dict(self._db().execute("SELECT city, state FROM city_state"))
+        # The cities each place table has rows in: a lookup in any other city (model-written text, possibly
+        # 100 KB long) answers at once, without a query and without filling the per-city cache.
+        self._cities = {table: frozenset(c for (c,) in self._db().execute(f"SELECT DISTINCT city FROM {table}"))
+                        for table in ("restaurants", "attractions", "accommodations")}
 
     def _db(self) -> sqlite3.Connection:
         local = self._local
@@ -141,14 +145,22 @@ class SqliteStore:
     def _city(self, table: str, city: str) -> tuple:
         return tuple(self._rows(table, f"SELECT * FROM {table} WHERE city = ? ORDER BY rowid", (city,)))
 
+    @lru_cache(maxsize=4096)  # noqa: B019 - as _city
+    def _named(self, table: str, city: str) -> dict[str, list]:
+        out: dict[str, list] = {}
+        for row in self._city(table, city):
+            out.setdefault(row.name.strip(), []).append(row)
+        return out
+
     def places(self, table: str, name: str, city: str, exact: bool = False) -> list:
-        rows = self._city(table, city)
+        if city not in self._cities[table]:
+            return []
         if exact:
-            return [r for r in rows if r.name.strip() == name]
-        return [r for r in rows if name in r.name]
+            return list(self._named(table, city).get(name, ()))
+        return [r for r in self._city(table, city) if name in r.name]
 
     def in_city(self, table: str, city: str) -> list:
-        return list(self._city(table, city))
+        return list(self._city(table, city)) if city in self._cities[table] else []
 
     def flight_on_route(self, number: str, origin: str, destination: str, date: str | None = None) -> Flight | None:
         sql = "SELECT * FROM flights WHERE flight_number = ? AND origin = ? AND destination = ?"

@@ -1,16 +1,18 @@
 """Read a submission file and bring every plan to the upstream day-dict form.
 
-A line may hold an upstream plan (day dicts of strings), a structured plan (schema-gated), or the
-answer text itself. A structured plan or answer that fails the schema gate counts as not delivered.
+A line may hold ``{"plan": ...}`` (upstream's format), or the plan itself: an upstream plan (day dicts of
+strings), a structured plan (schema-gated), or the answer text. A structured plan or answer that fails
+the schema gate counts as not delivered, and so does a line that cannot be read (not UTF-8, not JSON,
+nested too deeply, a bare number): each with its reason, never an exception.
 """
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .jsonl import kind, read_jsonl
 from .plan_format import gate
 
 
@@ -37,15 +39,16 @@ def normalise(plan: Any) -> Submitted:
 
 
 def read_submission(path: str | Path) -> list[Submitted]:
-    """One entry per line, paired with queries by line order (upstream ignores ``idx``)."""
+    """One entry per non-blank line, paired with queries by line order (upstream ignores ``idx``)."""
     out = []
-    for number, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line)
-        except ValueError as exc:
-            out.append(Submitted(None, f"line {number} is not JSON: {str(exc)[:80]}"))
-            continue
-        out.append(normalise(record.get("plan") if isinstance(record, dict) else record))
+    for line in read_jsonl(path):
+        record = line.value
+        if line.error:
+            out.append(Submitted(None, f"line {line.number}: {line.error}"))
+        elif isinstance(record, dict):
+            out.append(normalise(record.get("plan")))
+        elif record is None or isinstance(record, (list, str)):
+            out.append(normalise(record))
+        else:
+            out.append(Submitted(None, f"line {line.number}: {kind(record)}, not an object with a 'plan'"))
     return out
