@@ -80,3 +80,26 @@ def test_rollouts_with_a_bom_are_read(tmp_path):
 def test_read_jsonl_numbers_lines_from_one_and_skips_blank(tmp_path):
     path = write(tmp_path / "x.jsonl", [b"1", b"  ", b"\r", b"[2]\r"])
     assert [(line.number, line.value) for line in read_jsonl(path)] == [(1, 1), (4, [2])]
+
+
+def test_query_files_fail_with_file_line_and_reason(tmp_path):
+    """``--queries`` files: malformed lines are one clear ValueError, never a traceback; a BOM is accepted."""
+    from planshape.validators.travelplanner.query import load_queries, read_records
+    from planshape.validators.travelplanner.sample import sample_queries
+
+    good = sample_queries().read_text(encoding="utf-8").splitlines()[0]
+    bom = tmp_path / "bom.jsonl"
+    bom.write_bytes(b"\xef\xbb\xbf" + good.encode() + b"\n")
+    assert len(load_queries(bom)) == 1
+    cases = {"deep.jsonl": "[" * 100_000 + "\n", "array.jsonl": good + "\n[1, 2]\n", "bad.jsonl": good + "\n{nope\n"}
+    expected = {"deep.jsonl": "line 1: JSON nested too deeply", "array.jsonl": "line 2: a query record is a JSON "
+                "object, not an array", "bad.jsonl": "line 2: not JSON"}
+    for name, text in cases.items():
+        (tmp_path / name).write_text(text)
+        with pytest.raises(ValueError, match=expected[name]):
+            read_records(tmp_path / name)
+    (tmp_path / "list.json").write_text(f"[{good}, 3]")
+    with pytest.raises(ValueError, match="record 2: a query record is a JSON object, not a number"):
+        read_records(tmp_path / "list.json")
+    (tmp_path / "bom.csv").write_bytes(b"\xef\xbb\xbforg,dest\nA,B\n")
+    assert read_records(tmp_path / "bom.csv") == [{"org": "A", "dest": "B"}]

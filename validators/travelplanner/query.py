@@ -15,6 +15,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from .jsonl import kind, read_jsonl
+
 csv.field_size_limit(1 << 30)
 MAX_DAYS = 30  # the plan schema's limit: a longer trip could never be planned
 
@@ -80,16 +82,32 @@ class Query(BaseModel):
 
 
 def read_records(path: str | Path) -> list[dict[str, Any]]:
-    """Rows of a dataset file: CSV (Hugging Face layout), JSONL, or a JSON list."""
+    """Rows of a dataset file: CSV (Hugging Face layout), JSONL, or a JSON list.
+
+    A malformed file (bad JSON, a line that is not an object, deep nesting, bad UTF-8) raises ValueError
+    naming the file and line; a UTF-8 byte-order mark is accepted.
+    """
     path = Path(path)
     if path.suffix == ".csv":
-        with open(path, newline="", encoding="utf-8") as handle:
+        with open(path, newline="", encoding="utf-8-sig") as handle:
             return list(csv.DictReader(handle))
-    text = path.read_text(encoding="utf-8")
     if path.suffix == ".json":
-        data = json.loads(text)
-        return list(data) if isinstance(data, list) else [data]
-    return [json.loads(line) for line in text.splitlines() if line.strip()]
+        try:
+            data = json.loads(path.read_text(encoding="utf-8-sig"))
+        except (ValueError, RecursionError) as exc:
+            raise ValueError(f"{path}: not a JSON list of records ({str(exc)[:120]})") from None
+        rows = data if isinstance(data, list) else [data]
+        where = [f"record {number}" for number in range(1, len(rows) + 1)]
+    else:
+        lines = read_jsonl(path)
+        for line in lines:
+            if line.error is not None:
+                raise ValueError(f"{path}: line {line.number}: {line.error}")
+        rows, where = [line.value for line in lines], [f"line {line.number}" for line in lines]
+    for row, place in zip(rows, where, strict=True):
+        if not isinstance(row, dict):
+            raise ValueError(f"{path}: {place}: a query record is a JSON object, not {kind(row)}")
+    return rows
 
 
 def load_queries(path: str | Path) -> list[Query]:
