@@ -12,7 +12,7 @@ from pathlib import Path
 
 from rich.console import Console
 
-from .report_cli import add_plots_argument, add_report_parser
+from .report.cli import add_plots_argument, add_report_parser
 
 ADAPTERS = ("verl", "trl", "openrlhf")  # each may add a command group through planshape.adapters.<name>.cli
 
@@ -51,7 +51,7 @@ def _evaluate(args: argparse.Namespace) -> int:
     print_report(report, console)
     _write_json(args, report, console)
     if args.plots:
-        from .report_cli import write_submission_plots
+        from .report.cli import write_submission_plots
 
         written = write_submission_plots(report, args.plots)
         console.print(f"figures written to {args.plots}: {', '.join(p.name for p in written.values())}")

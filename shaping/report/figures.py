@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from planshape.validators.travelplanner.checks import COMMONSENSE, HARD
 
-from .report_data import LogSummary
+from .data import LogSummary
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes

@@ -12,14 +12,14 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from .report_data import LogSummary, summarise
+from .data import LogSummary, summarise
 
 
 def write_report(log_dir: str | Path, out: str | Path, progress: bool = True,
                  console: Console | None = None) -> dict[str, Path]:
     """Read the log, write ``<name>.png`` for every figure and ``report.html``; return the written paths."""
-    from .report_figures import draw_all
-    from .report_page import page, png_bytes
+    from .figures import draw_all
+    from .page import page, png_bytes
 
     summary = summarise(log_dir, progress=progress)
     if not len(summary.step_numbers()):
@@ -95,8 +95,8 @@ def add_plots_argument(parser: argparse.ArgumentParser) -> None:
 
 def write_submission_plots(report: Mapping[str, Any], directory: str | Path) -> dict[str, Path]:
     """The per-constraint figures of one evaluated submission, as PNGs and one HTML page."""
-    from .report_figures import submission_figures
-    from .report_page import page, png_bytes
+    from .figures import submission_figures
+    from .page import page, png_bytes
 
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)

@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from .verdict_log import CHECK_KEYS, iter_lines, log_files, parse_line
+from ..verdict_log import CHECK_KEYS, iter_lines, log_files, parse_line
 
 N_COMMONSENSE = 8  # the first 8 of CHECK_KEYS are commonsense, the last 5 hard
 NOT_CHECKED = "-" * len(CHECK_KEYS)
