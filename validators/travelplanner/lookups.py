@@ -25,7 +25,8 @@ class SharedLookups:
         self._memo: dict[tuple, Any] = {}
 
     def places(self, table: str, name: str, city: str, exact: bool = False) -> list:
-        return list(self._ask("places", table, name, city, exact))
+        """The store's answer, not kept here: ``PlanMemo`` keeps place rows per plan item."""
+        return self.store.places(table, name, city, exact)
 
     def in_city(self, table: str, city: str) -> list:
         return list(self._ask("in_city", table, city))
