@@ -45,8 +45,7 @@ class Trip:
 
     def city(self, text: Any) -> str:
         """A city name with its ``(State)`` removed; strict mode also strips spaces (Q10)."""
-        city = self.memo.before_parenthesis(text)
-        return city if self.mode.unstripped_parenthesis else city.strip()
+        return self.memo.city(text, not self.mode.unstripped_parenthesis)
 
     def from_to(self, text: str) -> tuple[str, str] | tuple[None, None]:
         """``extract_from_to``, memoised: checks parse the same ``current_city`` several times."""

@@ -22,34 +22,43 @@ from .text import attraction_items, before_parenthesis, extract_from_to, name_ci
 class PlanMemo:
     """Parses and place rows of one plan over one ``store`` (build one per plan: it grows with the plan)."""
 
-    __slots__ = ("store", "_cache", "_rows")
+    __slots__ = ("store", "_memoise", "_caches", "_name_city", "_from_to", "_city", "_rows")
 
     def __init__(self, store: SandboxStore):
         self.store = store
-        self._cache: dict[tuple[Callable, Any], Any] = {}
+        self._memoise = getattr(store, "memoise", True)  # False: a baseline that looks up again, as upstream
+        self._caches: dict[Callable, dict] = {}
+        self._name_city: dict[str, tuple[str, str]] = {}
+        self._from_to: dict[str, tuple[str, str] | tuple[None, None]] = {}
+        self._city: dict[tuple[str, bool], str] = {}
         self._rows: dict[tuple[str, str, bool], list] = {}
 
     def parse(self, parser: Callable[[str], Any], text: Any) -> Any:
         """``parser(text)``, computed once per text (only text is kept: other values raise, as they did)."""
-        key = (parser, text)
-        try:
-            return self._cache[key]
-        except KeyError:
-            value = parser(text)
-            if type(text) is str:
-                self._cache[key] = value
-            return value
-        except TypeError:  # unhashable (a JSON list or object): the parser decides, and raises
-            return parser(text)
+        cache = self._caches.get(parser)
+        if cache is None:
+            cache = self._caches[parser] = {}
+        return _cached(cache, parser, text)
 
     def name_city(self, text: Any) -> tuple[str, str]:
-        return self.parse(name_city, text)
+        return _cached(self._name_city, name_city, text)
 
     def from_to(self, text: Any) -> tuple[str, str] | tuple[None, None]:
-        return self.parse(extract_from_to, text)
+        return _cached(self._from_to, extract_from_to, text)
+
+    def city(self, text: Any, strip: bool) -> str:
+        """``before_parenthesis(text)``, stripped when ``strip`` (strict mode, Q10)."""
+        try:
+            return self._city[(text, strip)]
+        except (KeyError, TypeError):
+            city = before_parenthesis(text)  # raises on a non-string, as upstream
+            if strip:
+                city = city.strip()
+            self._city[(text, strip)] = city  # only text reaches here
+            return city
 
     def before_parenthesis(self, text: Any) -> str:
-        return self.parse(before_parenthesis, text)
+        return self.city(text, False)
 
     def transport_kind(self, text: Any) -> str | None:
         return self.parse(transport_kind, text)
@@ -59,16 +68,29 @@ class PlanMemo:
         return self.parse(_items_q2 if drop_last else _items, text)
 
     def places(self, table: str, text: Any, exact: bool) -> list:
-        """Rows of ``table`` that a ``Name, City`` item names, by equality (``exact``) or substring."""
-        if type(text) is not str or not getattr(self.store, "memoise", True):  # a baseline that re-scans as upstream
-            name, city = name_city(text)
+        """Rows of ``table`` that a ``Name, City`` item names, by equality (``exact``) or substring (one list
+        per item: read it, do not change it)."""
+        try:
+            return self._rows[(table, text, exact)]
+        except (KeyError, TypeError):
+            pass
+        name, city = self.name_city(text)
+        if type(text) is not str or not self._memoise:
             return self.store.places(table, name, city, exact=exact)
-        key = (table, text, exact)
-        rows = self._rows.get(key)
-        if rows is None:
-            name, city = self.name_city(text)
-            rows = self._rows[key] = self.store.places(table, name, city, exact=exact)
+        rows = self._rows[(table, text, exact)] = self.store.places(table, name, city, exact=exact)
         return rows
+
+
+def _cached(cache: dict, parser: Callable[[Any], Any], text: Any) -> Any:
+    try:
+        return cache[text]
+    except KeyError:
+        value = parser(text)
+        if type(text) is str:
+            cache[text] = value
+        return value
+    except TypeError:  # unhashable (a JSON list or object): the parser decides, and raises
+        return parser(text)
 
 
 def _items_q2(text: str) -> list[str]:
