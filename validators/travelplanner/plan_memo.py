@@ -41,10 +41,16 @@ class PlanMemo:
         return _cached(cache, parser, text)
 
     def name_city(self, text: Any) -> tuple[str, str]:
-        return _cached(self._name_city, name_city, text)
+        try:  # the checks' most frequent question: answered without a further call
+            return self._name_city[text]
+        except (KeyError, TypeError):
+            return _cached(self._name_city, name_city, text)
 
     def from_to(self, text: Any) -> tuple[str, str] | tuple[None, None]:
-        return _cached(self._from_to, extract_from_to, text)
+        try:
+            return self._from_to[text]
+        except (KeyError, TypeError):
+            return _cached(self._from_to, extract_from_to, text)
 
     def city(self, text: Any, strip: bool) -> str:
         """``before_parenthesis(text)``, stripped when ``strip`` (strict mode, Q10)."""
