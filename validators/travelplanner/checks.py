@@ -35,7 +35,7 @@ class Trip:
     days: list[Any]
     store: SandboxStore
     mode: Mode
-    memo: PlanMemo = field(default=None, compare=False, repr=False)  # type: ignore[assignment] - see below
+    memo: PlanMemo = field(default=None, compare=False, repr=False)  # type: ignore[assignment] - set in __post_init__
 
     def __post_init__(self) -> None:
         if self.memo is None:
