@@ -131,11 +131,16 @@ class Monitor:
             return Watch(official_pass, strict_pass)
         checks = tuple(_failed(guarded))
         candidates = self._flags_read(plan, query, memo, checks)
-        rules = tuple(q for q in candidates
-                      if checks and all(self._passes_alone(plan, query, memo, self._reopened[q], k) for k in checks))
+        known: dict[tuple[str, str], bool] = {}
+
+        def passes(quirk: str, key: str) -> bool:  # each (flag, check) re-run once, though both loops ask
+            if (quirk, key) not in known:
+                known[(quirk, key)] = self._passes_alone(plan, query, memo, self._reopened[quirk], key)
+            return known[(quirk, key)]
+
+        rules = tuple(q for q in candidates if checks and all(passes(q, k) for k in checks))
         if not rules:  # no single flag explains every failure: name those that explain some
-            rules = tuple(q for q in candidates
-                          if any(self._passes_alone(plan, query, memo, self._reopened[q], k) for k in checks))
+            rules = tuple(q for q in candidates if any(passes(q, k) for k in checks))
         return Watch(official_pass, strict_pass, checks, rules)
 
     def _flags_read(self, plan: Any, query: Query, memo: PlanMemo, checks: Sequence[str]) -> list[str]:

@@ -6,11 +6,14 @@ plain, separate ``check_plan`` in that mode, crash and unevaluable paths include
 from __future__ import annotations
 
 import copy
+import dataclasses
 
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 from planshape.shaping.monitor import Monitor
-from planshape.validators.travelplanner.evaluate import check_plan
+from planshape.validators.travelplanner.checks import COMMONSENSE, HARD
+from planshape.validators.travelplanner.evaluate import Status, check_plan
+from planshape.validators.travelplanner.modes import QUIRKS, STRICT
 
 from ..travelplanner.test_properties import json_values
 
@@ -33,6 +36,7 @@ MUTATIONS = {
     "number": lambda v: 7,
     "list": lambda v: [v],
 }
+CHECKS = (*COMMONSENSE, *HARD)
 SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 
 
@@ -62,8 +66,26 @@ def _assert_same_verdicts(plan, query, store) -> str:
         assert watch.official_pass == plain["official"].final_pass
         assert watch.strict_pass == plain["strict"].final_pass
         assert watch.exploit == (plain["official"].final_pass and not plain["strict"].final_pass)
-        assert not watch.exploit or watch.checks
+        if watch.exploit:
+            assert watch.rules == _rules_by_brute_force(plan, query, store, plain["strict"], watch.checks)
     return f"official {plain['official'].final_pass}, strict {plain['strict'].final_pass}"
+
+
+def _rules_by_brute_force(plan, query, store, strict, checks):
+    """The flags whose reopening alone passes every separating check (else: those that pass some), by plain
+    checks under every flag: none of the monitor's shortcuts (shared memo, only the flags the checks read)."""
+    failed = [k for k, v in {**strict.commonsense, **(strict.hard or {})}.items() if v.status is Status.FAIL]
+    assert checks == tuple(failed)
+
+    def passes(quirk, key):
+        check = next(c for c in CHECKS if c.key == key)
+        alone = ([check], []) if check.category == "commonsense" else ([], [check])  # a hard check without its gate
+        result = check_plan(plan, query, store, dataclasses.replace(STRICT, **{quirk: True}), *alone)
+        verdicts = {**result.commonsense, **(result.hard or {})}
+        return key in verdicts and verdicts[key].status is not Status.FAIL
+
+    rules = tuple(q for q in QUIRKS if checks and all(passes(q, k) for k in checks))
+    return rules or tuple(q for q in QUIRKS if any(passes(q, k) for k in checks))
 
 
 @SETTINGS
