@@ -7,7 +7,8 @@ reward's mode, or ``strict`` when the reward itself is official), ``exploit`` an
 separated the two verdicts: the quirk flags of ``modes.Mode`` whose closing alone fails the plan, found
 by re-running only the failing checks with one flag reopened (exploits are rare, so this costs little).
 
-Both passes share one ``SharedLookups`` over the store, so the second pass asks the database nothing new.
+All passes share one ``PlanMemo`` over one ``SharedLookups``: the second pass parses no text again and asks
+the database nothing new, and it runs the checks the first pass failed first.
 Only the 13 official checks decide ``official_pass`` and ``strict_pass``: a plugin's own check failing is
 not an exploit of the official evaluator.
 """
@@ -22,6 +23,7 @@ from planshape.validators.travelplanner.checks import COMMONSENSE, HARD, Check
 from planshape.validators.travelplanner.evaluate import PlanResult, Status, check_plan
 from planshape.validators.travelplanner.lookups import SharedLookups
 from planshape.validators.travelplanner.modes import OFFICIAL, QUIRKS, STRICT, Mode, get_mode
+from planshape.validators.travelplanner.plan_memo import PlanMemo
 from planshape.validators.travelplanner.query import Query
 from planshape.validators.travelplanner.sandbox import SandboxStore
 
@@ -107,48 +109,63 @@ class Monitor:
 
         The reward's pass is complete; the other pass stops at its first failing check, since only its
         final verdict matters (an exploit's guarded pass is completed, to name every separating check).
+        Every pass shares one ``PlanMemo``: a text is parsed and a place looked up once per plan.
         """
-        shared = SharedLookups(store)
+        memo = PlanMemo(SharedLookups(store))
         if self.mode.name != OFFICIAL.name:
-            primary = check_plan(plan, query, shared, self.guarded, self.commonsense, self.hard)
-            official_pass = check_plan(plan, query, shared, OFFICIAL, stop_at_failure=True).final_pass
-            return primary, self.compare(plan, query, shared, official_pass, primary)
-        primary = check_plan(plan, query, shared, OFFICIAL, self.commonsense, self.hard)
+            primary = check_plan(plan, query, memo.store, self.guarded, self.commonsense, self.hard, memo=memo)
+            official_pass = check_plan(plan, query, memo.store, OFFICIAL, _failed_first(primary, COMMONSENSE),
+                                       _failed_first(primary, HARD), stop_at_failure=True, memo=memo).final_pass
+            return primary, self.compare(plan, query, memo, official_pass, primary)
+        primary = check_plan(plan, query, memo.store, OFFICIAL, self.commonsense, self.hard, memo=memo)
         official_pass = official_keys_pass(primary)
-        guarded = check_plan(plan, query, shared, self.guarded, stop_at_failure=True)
+        guarded = check_plan(plan, query, memo.store, self.guarded, stop_at_failure=True, memo=memo)
         if official_pass and not guarded.final_pass:
-            guarded = check_plan(plan, query, shared, self.guarded)
-        return primary, self.compare(plan, query, shared, official_pass, guarded)
+            guarded = check_plan(plan, query, memo.store, self.guarded, memo=memo)
+        return primary, self.compare(plan, query, memo, official_pass, guarded)
 
-    def compare(self, plan: Any, query: Query, store: SandboxStore, official_pass: bool,
-                guarded: PlanResult) -> Watch:
-        """The ``Watch`` of a plan whose official pass and guarded-mode result are known."""
+    def compare(self, plan: Any, query: Query, memo: PlanMemo, official_pass: bool, guarded: PlanResult) -> Watch:
+        """The ``Watch`` of a plan whose official pass and guarded-mode result are known (``memo``: the plan's)."""
         strict_pass = official_keys_pass(guarded)
         if not official_pass or strict_pass:
             return Watch(official_pass, strict_pass)
         checks = tuple(_failed(guarded))
-        candidates = self._flags_read(plan, query, store, checks)
-        rules = tuple(q for q in candidates
-                      if checks and all(self._passes_alone(plan, query, store, self._reopened[q], k) for k in checks))
+        candidates = self._flags_read(plan, query, memo, checks)
+        known: dict[tuple[str, str], bool] = {}
+
+        def passes(quirk: str, key: str) -> bool:  # each (flag, check) re-run once, though both loops ask
+            if (quirk, key) not in known:
+                known[(quirk, key)] = self._passes_alone(plan, query, memo, self._reopened[quirk], key)
+            return known[(quirk, key)]
+
+        rules = tuple(q for q in candidates if checks and all(passes(q, k) for k in checks))
         if not rules:  # no single flag explains every failure: name those that explain some
-            rules = tuple(q for q in candidates
-                          if any(self._passes_alone(plan, query, store, self._reopened[q], k) for k in checks))
+            rules = tuple(q for q in candidates if any(passes(q, k) for k in checks))
         return Watch(official_pass, strict_pass, checks, rules)
 
-    def _flags_read(self, plan: Any, query: Query, store: SandboxStore, checks: Sequence[str]) -> list[str]:
+    def _flags_read(self, plan: Any, query: Query, memo: PlanMemo, checks: Sequence[str]) -> list[str]:
         """The reopenable quirk flags that the failing checks consult on this plan (the only candidates)."""
         recording = _Recording(**{f.name: getattr(self.guarded, f.name) for f in fields(Mode)})
         for key in checks:
-            self._passes_alone(plan, query, store, recording, key)
+            self._passes_alone(plan, query, memo, recording, key)
         return [q for q in self._reopened if q in recording.read]
 
-    def _passes_alone(self, plan: Any, query: Query, store: SandboxStore, mode: Mode, key: str) -> bool:
+    def _passes_alone(self, plan: Any, query: Query, memo: PlanMemo, mode: Mode, key: str) -> bool:
         """Does check ``key`` stop failing under ``mode``? (Hard checks run alone, without their gate.)"""
         check = self._by_key[key]
         alone = ((check,), ()) if check.category == "commonsense" else ((), (check,))
-        result = check_plan(plan, query, store, mode, *alone)
+        result = check_plan(plan, query, memo.store, mode, *alone, memo=memo)
         verdicts = result.commonsense if check.category == "commonsense" else (result.hard or {})
         return key in verdicts and verdicts[key].status is not Status.FAIL
+
+
+def _failed_first(result: PlanResult, checks: Sequence[Check]) -> tuple[Check, ...]:
+    """``checks`` with those ``result`` failed moved to the front (stable): a plan one mode fails usually
+    fails the other on the same check, and a pass that stops at its first failure then stops at once.
+    The order cannot change a final verdict: the checks are independent and all must pass."""
+    verdicts = {**result.commonsense, **(result.hard or {})}
+    failed = tuple(c for c in checks if c.key in verdicts and verdicts[c.key].status is Status.FAIL)
+    return failed + tuple(c for c in checks if c not in failed)
 
 
 class _Recording(Mode):

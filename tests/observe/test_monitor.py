@@ -12,6 +12,7 @@ from planshape.shaping.monitor import MONITOR_METRICS, NOT_CHECKED, UNATTRIBUTED
 from planshape.validators.travelplanner.evaluate import check_plan
 from planshape.validators.travelplanner.lookups import SharedLookups
 from planshape.validators.travelplanner.modes import QUIRKS
+from planshape.validators.travelplanner.plan_memo import PlanMemo
 
 from ..travelplanner.helpers import ROCKFORD, rockford
 from ..travelplanner.test_quirks import SAMPLE_Q, sample
@@ -46,19 +47,41 @@ def _mangled(plan):
 
 
 def test_shared_lookups_answer_as_the_store_does(train, database):
-    """The one-scan place lookup keeps the stores' own equality and substring rules."""
+    """Shared lookups keep the store's answers; the store's substring index keeps upstream's scan."""
     shared = SharedLookups(database)
     for _, plan in train:
         for day in plan:
-            for key, table in (("breakfast", "restaurants"), ("accommodation", "accommodations")):
+            for key, table in (("breakfast", "restaurants"), ("accommodation", "accommodations"),
+                               ("attraction", "attractions")):
                 text = day.get(key, "-")
                 if not isinstance(text, str) or "," not in text:
                     continue
-                name, city = text.rsplit(",", 1)
-                for fragment in (name.strip(), name.strip()[:4], " " + name.strip() + " "):
+                name, city = text.split(";")[0].rsplit(",", 1)
+                for fragment in (name.strip(), name.strip()[:4], " " + name.strip() + " ", ""):
+                    args = (table, fragment, city.strip())
+                    scan = [r for r in database.in_city(table, city.strip()) if fragment in r.name]
+                    assert database.places(*args) == scan
                     for exact in (True, False):
-                        args = (table, fragment, city.strip())
                         assert shared.places(*args, exact=exact) == database.places(*args, exact=exact)
+
+
+def test_the_substring_index_covers_every_stored_name(database):
+    """Each stored name of a city (itself a substring of longer names there) answers as a scan does."""
+    for table in ("restaurants", "attractions", "accommodations"):
+        for city in sorted(database.city_state)[:40]:
+            rows = database.in_city(table, city)
+            for row in rows:
+                name = row.name.strip()
+                assert database.places(table, name, city) == [r for r in rows if name in r.name]
+
+
+def test_a_plan_memo_serves_only_its_own_store(train, database):
+    query, plan = train[0]
+    with pytest.raises(ValueError, match="PlanMemo"):
+        check_plan(plan, query, database, "strict", memo=PlanMemo(SharedLookups(database)))
+    memo = PlanMemo(database)
+    assert check_plan(plan, query, database, "strict", memo=memo).final_pass
+    assert check_plan(plan, query, database, "official", memo=memo).final_pass
 
 
 FAMILIES = {

@@ -14,10 +14,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .modes import Mode
+from .plan_memo import PlanMemo
 from .query import Query
 from .sandbox import SandboxStore, ground_cost, vehicles
-from .text import NO_MORE_DAYS, attraction_items, before_parenthesis, extract_from_to, flight_number, transport_kind
-from .text import name_city as parse_name_city
+from .text import NO_MORE_DAYS, flight_number
 
 Outcome = tuple[bool | None, str]
 MEALS = ("breakfast", "lunch", "dinner")
@@ -26,46 +26,42 @@ DAY_KEYS = ("transportation", "breakfast", "lunch", "dinner", "attraction", "acc
 
 @dataclass(frozen=True)
 class Trip:
-    """One plan under check: the first ``query.days`` day dicts, the query, the database and the mode."""
+    """One plan under check: the first ``query.days`` day dicts, the query, the database and the mode.
+
+    ``memo`` keeps the plan's parses and place rows; passes over one plan may share it (the monitor does).
+    """
 
     query: Query
     days: list[Any]
     store: SandboxStore
     mode: Mode
-    _memo: dict = field(default_factory=dict, compare=False, repr=False)
+    memo: PlanMemo = field(default=None, compare=False, repr=False)  # type: ignore[assignment] - set in __post_init__
+
+    def __post_init__(self) -> None:
+        if self.memo is None:
+            object.__setattr__(self, "memo", PlanMemo(self.store))
+        elif self.memo.store is not self.store:
+            raise ValueError("a PlanMemo serves the store it was built for: pass that store")
 
     def city(self, text: Any) -> str:
         """A city name with its ``(State)`` removed; strict mode also strips spaces (Q10)."""
-        city = before_parenthesis(text)
-        return city if self.mode.unstripped_parenthesis else city.strip()
+        return self.memo.city(text, not self.mode.unstripped_parenthesis)
 
     def from_to(self, text: str) -> tuple[str, str] | tuple[None, None]:
         """``extract_from_to``, memoised: checks parse the same ``current_city`` several times."""
-        if not isinstance(text, str):
-            return extract_from_to(text)  # raises TypeError, as upstream does
-        key = ("from_to", text)
-        if key not in self._memo:
-            self._memo[key] = extract_from_to(text)
-        return self._memo[key]
+        return self.memo.from_to(text)
 
     def route(self, text: str) -> tuple[str, str]:
         """Both cities of a ``from A to B`` text; raises TypeError when there is none (upstream crash)."""
-        origin, destination = self.from_to(text)
+        origin, destination = self.memo.from_to(text)
         return self.city(origin), self.city(destination)
 
     def items(self, attraction: str) -> list[str]:
-        return attraction_items(attraction, self.mode.drop_last_attraction)
+        return self.memo.items(attraction, self.mode.drop_last_attraction)
 
     def places(self, table: str, text: str) -> list:
         """Database rows named by a ``Name, City`` plan item (memoised: checks look items up repeatedly)."""
-        key = (table, text) if isinstance(text, str) and getattr(self.store, "memoise", True) else None
-        if key in self._memo:
-            return self._memo[key]
-        name, city = parse_name_city(text)
-        rows = self.store.places(table, name, city, exact=not self.mode.substring_match)
-        if key is not None:
-            self._memo[key] = rows
-        return rows
+        return self.memo.places(table, text, not self.mode.substring_match)
 
     def flight_date(self, day: int) -> str | None:
         """The date a day's flight must fly on: None (any date) in official mode (Q7)."""
@@ -75,7 +71,7 @@ class Trip:
 
     def same(self, text: str) -> str:
         """The key under which two plan items count as a repeat (Q4: the raw string, or ``normalised``)."""
-        return text if self.mode.exact_repeats else normalised(text)
+        return text if self.mode.exact_repeats else self.memo.parse(normalised, text)
 
     def row(self, table: str, text: Any) -> tuple[str, str, str] | None:
         """The database row a place item names, as (table, name, city), unless Q11 is open or none matches:
@@ -88,7 +84,7 @@ class Trip:
     def filled(self, value: Any) -> bool:
         """Whether a field holds something to check: upstream's truthy-and-not-``-``; strict also takes
         blank text (``" "``, ``" - "``) as empty (Q15)."""
-        if not filled(value):
+        if not value or value == "-":  # ``filled``, inlined: the checks ask it for every field
             return False
         return self.mode.blank_fields_count or not (isinstance(value, str) and value.strip() in ("", "-"))
 
@@ -101,7 +97,7 @@ class Trip:
 
     def item_city(self, text: str) -> str:
         """The city a ``Name, City`` item is in: the city its database rows are looked up in."""
-        return parse_name_city(text)[1]
+        return self.memo.name_city(text)[1]
 
 
 def filled(value: Any) -> bool:
@@ -285,13 +281,13 @@ def is_valid_transportation(trip: Trip) -> Outcome:
     first = trip.days[0]["transportation"]
     if not trip.filled(first):
         return False, "The transportation in day 1 should not be empty."
-    kinds = [transport_kind(first)]
+    kinds = [trip.memo.transport_kind(first)]
     for i, unit in enumerate(trip.days):
         if "transportation" in unit and trip.filled(unit["transportation"]):
             value = unit["transportation"]
-            if not trip.mode.mixed_transport_words and len(named := _modes_named(value)) > 1:
+            if not trip.mode.mixed_transport_words and len(named := trip.memo.parse(_modes_named, value)) > 1:
                 return False, f"The transportation in day {i + 1} names more than one mode ({', '.join(named)})."
-            kinds.append(transport_kind(value))
+            kinds.append(trip.memo.transport_kind(value))
     if ("Self-driving" in kinds and "Flight" in kinds) or ("Taxi" in kinds and "Self-driving" in kinds):
         return False, "The transportation is conflicting."
     return True, "The transportation modes do not conflict."
@@ -341,7 +337,7 @@ def is_valid_information_in_current_city(trip: Trip) -> Outcome:
         if "from" in text:
             cities: Any = list(trip.route(text))
         elif trip.mode.stay_day_chars:
-            cities = before_parenthesis(text)  # a string: every test below runs per character (Q1)
+            cities = trip.memo.before_parenthesis(text)  # a string: every test below runs per character (Q1)
         else:
             cities = [trip.city(text)]
         if "transportation" in unit and trip.filled(unit["transportation"]):
@@ -377,7 +373,7 @@ def _day_trip(trip: Trip, current_city: str, item: str) -> bool:
         return False
     states = trip.store.city_state
     here = states.get(trip.city(current_city))
-    return here is not None and states.get(parse_name_city(item)[1]) == here
+    return here is not None and states.get(trip.memo.name_city(item)[1]) == here
 
 
 def is_valid_information_in_sandbox(trip: Trip) -> Outcome:
@@ -411,7 +407,7 @@ def _leg(trip: Trip, unit: dict, value: str) -> tuple[str | None, str | None]:
 def _transport_in_sandbox(trip: Trip, i: int, unit: dict, value: str) -> str | None:
     origin, destination = _leg(trip, unit, value)
     low = value.lower()
-    if not trip.mode.mixed_transport_words and len(named := _modes_named(value)) > 1:
+    if not trip.mode.mixed_transport_words and len(named := trip.memo.parse(_modes_named, value)) > 1:
         return f"The transportation in day {i + 1} names more than one mode ({', '.join(named)})."
     if "flight number" in low:
         if origin is None or destination is None:
@@ -583,7 +579,7 @@ def valid_cuisine(trip: Trip) -> Outcome:
         for meal in MEALS:
             if not trip.filled(unit[meal]):
                 continue
-            if parse_name_city(unit[meal])[1] == trip.query.org:
+            if trip.memo.name_city(unit[meal])[1] == trip.query.org:
                 if trip.mode.cuisine_skips_day:
                     break  # Q9: upstream's `continue` leaves the day's meal loop
                 continue

@@ -9,6 +9,7 @@ from typing import Any
 
 from .checks import COMMONSENSE, HARD, HARD_GATE, Check, Trip
 from .modes import Mode, get_mode
+from .plan_memo import PlanMemo
 from .query import Query
 from .sandbox import SandboxStore
 
@@ -126,13 +127,15 @@ def check_plan(
     commonsense: Sequence[Check] = COMMONSENSE,
     hard: Sequence[Check] = HARD,
     stop_at_failure: bool = False,
+    memo: PlanMemo | None = None,
 ) -> PlanResult:
     """Every commonsense verdict, and the hard verdicts when upstream would compute them.
 
     Never raises on ``plan``. In official mode, a plan on which the upstream evaluator would crash fails
     every check (upstream produces no verdict at all); strict mode fails only the checks that cannot run.
     ``stop_at_failure``: return at the first failing check (only ``final_pass`` is then meaningful; the
-    reward-hacking monitor needs no more of its second pass).
+    reward-hacking monitor needs no more of its second pass). ``memo``: the plan's parses and place rows
+    from another pass over the same plan and ``store`` (the monitor's); a fresh one when None.
     """
     mode = get_mode(mode)
     days = as_days(plan)
@@ -141,7 +144,7 @@ def check_plan(
     if days is None:
         reason = f"the plan is a {type(plan).__name__}, not a list of days"
         return PlanResult(mode.name, True, _all_fail(commonsense, reason), None, reason)
-    trip = Trip(query, days[: query.days], store, mode)
+    trip = Trip(query, days[: query.days], store, mode, memo)
 
     verdicts: dict[str, Verdict] = {}
     crashes: list[str] = []

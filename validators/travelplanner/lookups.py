@@ -2,9 +2,8 @@
 
 Checking a plan in ``strict`` and in ``official`` mode asks the database the same questions twice; only
 the name match differs (equality in strict, substring in official). ``SharedLookups`` wraps a store for
-one plan: every answer is kept, and a place lookup answers *both* match kinds from one scan of the
-city's rows, so the second pass costs almost nothing in lookups. The match rules are the stores' own
-(``Sandbox.places`` / ``SqliteStore.places``); ``tests/shaping/test_monitor.py`` holds them equal.
+one plan and keeps every answer, so the second pass asks the store only its own new questions. Each
+answer is the store's own (both stores index names and cities, so no answer needs a scan here).
 """
 
 from __future__ import annotations
@@ -23,24 +22,11 @@ class SharedLookups:
         self.store = store
         self.city_state = store.city_state
         self.source = getattr(store, "source", "?")
-        self._places: dict[tuple[str, str, str], tuple[list, list]] = {}
         self._memo: dict[tuple, Any] = {}
 
     def places(self, table: str, name: str, city: str, exact: bool = False) -> list:
-        key = (table, name, city)
-        both = self._places.get(key)
-        if both is None:
-            equal: list = []
-            within: list = []
-            for row in self.store.in_city(table, city):
-                if name in row.name:
-                    within.append(row)
-                    if row.name.strip() == name:
-                        equal.append(row)
-                elif row.name.strip() == name:  # a stored name with spaces around a longer query name
-                    equal.append(row)
-            both = self._places[key] = (equal, within)
-        return list(both[0] if exact else both[1])
+        """The store's answer, not kept here: ``PlanMemo`` keeps place rows per plan item."""
+        return self.store.places(table, name, city, exact)
 
     def in_city(self, table: str, city: str) -> list:
         return list(self._ask("in_city", table, city))

@@ -87,6 +87,16 @@ def _group(rows: Iterable, key) -> dict[str, list]:
     return out
 
 
+def containing(rows: Iterable) -> dict[str, tuple]:
+    """For each stored name (stripped) among ``rows``, the rows whose name contains it, in row order.
+
+    Upstream matches a place by substring; a plan that names a real place asks exactly these names, so
+    this index answers its lookups without a scan (``places(..., exact=False)``, official mode).
+    """
+    rows = tuple(rows)
+    return {name: tuple(r for r in rows if name in r.name) for name in {r.name.strip() for r in rows}}
+
+
 @dataclass
 class Sandbox:
     """An in-memory sandbox; build it with ``load_database`` or ``sandbox_from_reference``."""
@@ -100,6 +110,7 @@ class Sandbox:
     source: str = "memory"
     _by_city: dict[str, dict[str, list]] = field(init=False, repr=False)
     _by_name: dict[str, dict[tuple[str, str], list]] = field(init=False, repr=False)
+    _containing: dict[tuple[str, str], dict[str, tuple]] = field(init=False, repr=False)
     _first_flight: dict[str, Flight] = field(init=False, repr=False)
     _routes: dict[tuple[str, str, str], list[Flight]] = field(init=False, repr=False)
     _by_route_date: dict[tuple[str, str, str], list[Flight]] = field(init=False, repr=False)
@@ -113,6 +124,7 @@ class Sandbox:
         }
         self._by_name = {table: _group(getattr(self, table), lambda r: (r.city, r.name.strip()))
                          for table in self._by_city}
+        self._containing = {}  # filled per (table, city) on its first substring lookup
         self._first_flight = {}
         for f in self.flight_rows:
             self._first_flight.setdefault(f.flight_number, f)
@@ -126,7 +138,12 @@ class Sandbox:
         """Rows of ``table`` in ``city`` whose name contains ``name`` (upstream) or equals it (exact)."""
         if exact:
             return list(self._by_name[table].get((city, name), ()))
-        return [r for r in self._by_city[table].get(city, ()) if name in r.name]
+        rows = self._by_city[table].get(city, ())
+        index = self._containing.get((table, city))
+        if index is None:
+            index = self._containing[(table, city)] = containing(rows)
+        found = index.get(name)
+        return list(found) if found is not None else [r for r in rows if name in r.name]
 
     def in_city(self, table: str, city: str) -> list:
         return list(self._by_city[table].get(city, ()))

@@ -26,7 +26,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from .database import FILES, database_paths, load_database, read_city_states, read_distances, read_rows
-from .sandbox import Accommodation, Attraction, Distance, Flight, Restaurant, SandboxStore
+from .sandbox import Accommodation, Attraction, Distance, Flight, Restaurant, SandboxStore, containing
 
 FORMAT = "planshape-sandbox-1"
 CACHE_NAME = ".planshape-sandbox.sqlite"
@@ -152,12 +152,17 @@ class SqliteStore:
             out.setdefault(row.name.strip(), []).append(row)
         return out
 
+    @lru_cache(maxsize=4096)  # noqa: B019 - as _city
+    def _containing(self, table: str, city: str) -> dict[str, tuple]:
+        return containing(self._city(table, city))
+
     def places(self, table: str, name: str, city: str, exact: bool = False) -> list:
         if city not in self._cities[table]:
             return []
         if exact:
             return list(self._named(table, city).get(name, ()))
-        return [r for r in self._city(table, city) if name in r.name]
+        found = self._containing(table, city).get(name)
+        return list(found) if found is not None else [r for r in self._city(table, city) if name in r.name]
 
     def in_city(self, table: str, city: str) -> list:
         return list(self._city(table, city)) if city in self._cities[table] else []
