@@ -9,7 +9,7 @@ torch's there). Each way is one pass over the mask and one over the output, what
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -28,12 +28,17 @@ class TurnSpans:
     rows: torch.Tensor  # (sum T,) int64
     starts: torch.Tensor  # (sum T,) int64
     ends: torch.Tensor  # (sum T,) int64
+    # CPU spans only: [0, start_1, end_1, start_2, ..., end_k, B * L], every bound as a position in the flat
+    # (B * L) mask, i.e. the cuts between the segments ``broadcast`` writes; kept so it need not rebuild them.
+    flat: np.ndarray | None = field(default=None, repr=False, compare=False)
 
     @property
     def lengths(self) -> torch.Tensor:
         return self.ends - self.starts
 
     def numpy(self) -> tuple[np.ndarray, np.ndarray]:
+        if self.flat is not None:
+            return self.turns.numpy(), self.flat[2:-1:2] - self.flat[1:-1:2]
         return self.turns.cpu().numpy(), self.lengths.cpu().numpy()
 
 
@@ -64,7 +69,8 @@ def turn_spans(mask: torch.Tensor) -> TurnSpans:
     if mask.dim() != 2 or mask.numel() == 0:
         raise ValueError(f"expected a non-empty (batch, tokens) mask, got shape {tuple(mask.shape)}")
     if mask.device.type == "cpu":
-        return TurnSpans(*(torch.from_numpy(a) for a in _spans_cpu(mask)))
+        *spans, flat = _spans_cpu(mask)
+        return TurnSpans(*(torch.from_numpy(a) for a in spans), flat=flat)
     return _spans_torch(mask)
 
 
@@ -99,22 +105,25 @@ def _row_changes(values: np.ndarray) -> np.ndarray:
     return (hit[flags >> 3] << 3) | (flags & 7)
 
 
-def _pairs(points: np.ndarray, batch: int, width: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """(turns per row, rows, starts, ends) of sorted changes read as (start, end) pairs: each row's share is
-    found by B binary searches, not by dividing every point."""
+def _pairs(points: np.ndarray, batch: int, width: int) -> tuple[np.ndarray, ...]:
+    """(turns per row, rows, starts, ends, flat bounds) of sorted changes read as (start, end) pairs: each row's
+    share is found by B binary searches, not by dividing every point. A point's flat position is q - row."""
     row_first = np.searchsorted(points[0::2], np.arange(batch + 1) * (width + 1))
     turns = np.diff(row_first)
+    flat = np.empty(len(points) + 2, dtype=np.int64)
+    flat[0], flat[-1] = 0, batch * width
+    np.subtract(points, np.repeat(np.arange(batch), 2 * turns), out=flat[1:-1])
     rows = np.repeat(np.arange(batch), turns)
-    base = rows * (width + 1)
-    return turns, rows, points[0::2] - base, points[1::2] - base
+    base = rows * width
+    return turns, rows, flat[1:-1:2] - base, flat[2:-1:2] - base, flat
 
 
-def _spans_cpu(mask: torch.Tensor) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """(turns, rows, starts, ends) in numpy. The changes of the raw values are taken first (no bool copy of the mask);
-    they are the turn boundaries exactly when every one is a zero <-> nonzero step. That holds when, read as
-    (start, end) pairs, every end inside a row holds a zero: a nonzero -> nonzero step is either such an end,
-    or a start whose preceding end (in its row; a row's first change follows zeros) holds a nonzero. So one
-    lookup per turn confirms it; otherwise (a mask holding 1s and 2s, NaN) the mask is converted to bool
+def _spans_cpu(mask: torch.Tensor) -> tuple[np.ndarray, ...]:
+    """(turns, rows, starts, ends, flat bounds) in numpy. The changes of the raw values are taken first (no bool
+    copy of the mask); they are the turn boundaries exactly when every one is a zero <-> nonzero step. That holds
+    when, read as (start, end) pairs, every end inside a row holds a zero: a nonzero -> nonzero step is either
+    such an end, or a start whose preceding end (in its row; a row's first change follows zeros) holds a nonzero.
+    So one lookup per turn confirms it; otherwise (a mask holding 1s and 2s, NaN) the mask is converted to bool
     and the changes taken again."""
     try:
         values = mask.detach().numpy()
@@ -125,10 +134,13 @@ def _spans_cpu(mask: torch.Tensor) -> tuple[np.ndarray, np.ndarray, np.ndarray, 
     if values.dtype == bool:
         return _pairs(points, batch, width)
     if len(points) % 2 == 0:
-        turns, rows, starts, ends = _pairs(points, batch, width)
-        inside = ends < width
-        if not np.any(values.reshape(-1)[(rows * width + ends)[inside]] != 0):
-            return turns, rows, starts, ends
+        spans = _pairs(points, batch, width)
+        ends = spans[3]
+        # An end at the row's last column (width) has no value of its own; clip keeps the lookup in bounds and
+        # ``inside`` ignores what it read there.
+        held = np.take(values.reshape(-1), spans[4][2:-1:2], mode="clip") != 0
+        if not np.any(held & (ends < width)):
+            return spans
     return _pairs(_row_changes(values.astype(bool)), batch, width)
 
 
@@ -153,11 +165,13 @@ def _broadcast_segments(per_turn, mask: torch.Tensor, spans: TurnSpans, dtype: t
     one ``numpy.repeat`` of [0, v_1, 0, v_2, ..., v_k, 0] writes it; no sort is needed."""
     batch, width = mask.shape
     values = torch.as_tensor(per_turn).detach().cpu().to(dtype).numpy()
-    base = spans.rows.numpy() * width
-    bounds = np.empty(2 * len(values) + 2, dtype=np.int64)
-    bounds[0], bounds[-1] = 0, batch * width
-    bounds[1:-1:2] = base + spans.starts.numpy()
-    bounds[2:-1:2] = base + spans.ends.numpy()
+    bounds = spans.flat
+    if bounds is None or bounds[-1] != batch * width:  # spans built elsewhere (torch, or by hand)
+        base = spans.rows.numpy() * width
+        bounds = np.empty(2 * len(values) + 2, dtype=np.int64)
+        bounds[0], bounds[-1] = 0, batch * width
+        bounds[1:-1:2] = base + spans.starts.numpy()
+        bounds[2:-1:2] = base + spans.ends.numpy()
     segment_values = np.zeros(2 * len(values) + 1, dtype=values.dtype)
     segment_values[1::2] = values
     out = np.repeat(segment_values, np.diff(bounds)).reshape(batch, width)
