@@ -118,24 +118,39 @@ def _block_changes(values: np.ndarray, offset: int = 0) -> np.ndarray:
     """``_row_changes`` of one block of rows, its positions shifted by ``offset``."""
     batch, width = values.shape
     n = batch * (width + 1)
-    buf = np.empty((n + 7) // 8 * 8, dtype=bool)
+    buf = np.empty((n + 63) // 64 * 64, dtype=bool)  # whole 64-flag words at both levels below
     buf[n:] = False
     changes = buf[:n].reshape(batch, width + 1)
     np.not_equal(values[:, 1:], values[:, :-1], out=changes[:, 1:width])
     np.not_equal(values[:, 0], 0, out=changes[:, 0])
     np.not_equal(values[:, width - 1], 0, out=changes[:, width])
-    # As in ``_changes``: the 8-flag words holding a change, then only those words' flags. When most words
-    # hold one (1-token turns), numpy's own bool nonzero over every flag is cheaper.
+    # As in ``_changes``: the 8-flag words holding a change, then only those words' flags; the words that hold
+    # one are found the same way, one level up (8 words to a flag word). Where more than half hold one
+    # (many short turns), numpy's own nonzero over every entry of that level is cheaper.
     words = buf.view(np.uint64)
-    hit = np.flatnonzero(words != 0)
+    hit = _set_entries(words != 0)
     if 2 * len(hit) > len(words):
         points = np.flatnonzero(buf)
     else:
-        flags = np.flatnonzero(words[hit].view(bool))
-        points = (hit[flags >> 3] << 3) | (flags & 7)
+        points = _expand(hit, words[hit])
     if offset:
         points += offset
     return points
+
+
+def _set_entries(flags: np.ndarray) -> np.ndarray:
+    """``np.flatnonzero`` of a bool array whose length is a multiple of 8, skipping change-free 8-flag words."""
+    words = flags.view(np.uint64)
+    hit = np.flatnonzero(words != 0)
+    if 2 * len(hit) > len(words):
+        return np.flatnonzero(flags)
+    return _expand(hit, words[hit])
+
+
+def _expand(hit: np.ndarray, words: np.ndarray) -> np.ndarray:
+    """The positions of the set flags of the 8-flag ``words`` found at word positions ``hit``."""
+    flags = np.flatnonzero(words.view(bool))
+    return (hit[flags >> 3] << 3) | (flags & 7)
 
 
 def _pairs(points: np.ndarray, batch: int, width: int) -> tuple[np.ndarray, ...]:
