@@ -45,6 +45,28 @@ class TurnSpans:
         return self.turns.cpu().numpy(), self.lengths.cpu().numpy()
 
 
+class _FlatSpans(TurnSpans):
+    """CPU spans held as the turn counts and flat bounds, all the estimator and ``broadcast`` read; rows, starts
+    and ends are built only when asked for."""
+
+    def __init__(self, turns: np.ndarray, flat: np.ndarray, width: int) -> None:
+        object.__setattr__(self, "turns", torch.from_numpy(turns))
+        object.__setattr__(self, "flat", flat)
+        object.__setattr__(self, "width", width)
+
+    @functools.cached_property
+    def rows(self) -> torch.Tensor:  # type: ignore[override]
+        return torch.from_numpy(np.repeat(np.arange(len(self.turns)), self.turns.numpy()))
+
+    @functools.cached_property
+    def starts(self) -> torch.Tensor:  # type: ignore[override]
+        return torch.from_numpy(self.flat[1:-1:2]) - self.rows * self.width
+
+    @functools.cached_property
+    def ends(self) -> torch.Tensor:  # type: ignore[override]
+        return torch.from_numpy(self.flat[2:-1:2]) - self.rows * self.width
+
+
 def _changes(mask: torch.Tensor) -> torch.Tensor:
     """Sorted positions q = row * (L + 1) + p, p in [0, L], where ``mask[row, p] != mask[row, p - 1]`` (False
     outside the row), found cheaply.
@@ -72,8 +94,7 @@ def turn_spans(mask: torch.Tensor) -> TurnSpans:
     if mask.dim() != 2 or mask.numel() == 0:
         raise ValueError(f"expected a non-empty (batch, tokens) mask, got shape {tuple(mask.shape)}")
     if mask.device.type == "cpu":
-        *spans, flat = _spans_cpu(mask)
-        return TurnSpans(*(torch.from_numpy(a) for a in spans), flat=flat)
+        return _FlatSpans(*_spans_cpu(mask), mask.shape[1])
     return _spans_torch(mask)
 
 
@@ -153,43 +174,45 @@ def _expand(hit: np.ndarray, words: np.ndarray) -> np.ndarray:
     return (hit[flags >> 3] << 3) | (flags & 7)
 
 
-def _pairs(points: np.ndarray, batch: int, width: int) -> tuple[np.ndarray, ...]:
-    """(turns per row, rows, starts, ends, flat bounds) of sorted changes read as (start, end) pairs: each row's
-    share is found by B binary searches, not by dividing every point. A point's flat position is q - row."""
+def _pairs(points: np.ndarray, batch: int, width: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(turns per row, index of each row's first turn, flat bounds) of sorted changes read as (start, end) pairs:
+    each row's share is found by B binary searches, not by dividing every point; a point's flat position is
+    q - row."""
     row_first = np.searchsorted(points[0::2], np.arange(batch + 1) * (width + 1))
     turns = np.diff(row_first)
     flat = np.empty(len(points) + 2, dtype=np.int64)
     flat[0], flat[-1] = 0, batch * width
     np.subtract(points, np.repeat(np.arange(batch), 2 * turns), out=flat[1:-1])
-    rows = np.repeat(np.arange(batch), turns)
-    base = rows * width
-    return turns, rows, flat[1:-1:2] - base, flat[2:-1:2] - base, flat
+    return turns, row_first, flat
 
 
-def _spans_cpu(mask: torch.Tensor) -> tuple[np.ndarray, ...]:
-    """(turns, rows, starts, ends, flat bounds) in numpy. The changes of the raw values are taken first (no bool
-    copy of the mask); they are the turn boundaries exactly when every one is a zero <-> nonzero step. That holds
-    when, read as (start, end) pairs, every end inside a row holds a zero: a nonzero -> nonzero step is either
-    such an end, or a start whose preceding end (in its row; a row's first change follows zeros) holds a nonzero.
-    So one lookup per turn confirms it; otherwise (a mask holding 1s and 2s, NaN) the mask is converted to bool
-    and the changes taken again."""
+def _spans_cpu(mask: torch.Tensor) -> tuple[np.ndarray, np.ndarray]:
+    """(turns, flat bounds) in numpy. The changes of the raw values are taken first (no bool copy of the mask);
+    they are the turn boundaries exactly when every one is a zero <-> nonzero step. That holds when, read as
+    (start, end) pairs, every end inside a row holds a zero: a nonzero -> nonzero step is either such an end, or
+    a start whose preceding end (in its row; a row's first change follows zeros) holds a nonzero. So one lookup
+    per turn confirms it; otherwise (a mask holding 1s and 2s, NaN) the mask is converted to bool and the
+    changes taken again."""
     try:
         values = mask.detach().numpy()
     except TypeError:  # a dtype numpy lacks (bfloat16)
         values = mask.bool().numpy()
     batch, width = values.shape
     points = _row_changes(values)
-    if values.dtype == bool:
-        return _pairs(points, batch, width)
-    if len(points) % 2 == 0:
-        spans = _pairs(points, batch, width)
-        ends = spans[3]
-        # An end at the row's last column (width) has no value of its own; clip keeps the lookup in bounds and
-        # ``inside`` ignores what it read there.
-        held = np.take(values.reshape(-1), spans[4][2:-1:2], mode="clip") != 0
-        if not np.any(held & (ends < width)):
-            return spans
-    return _pairs(_row_changes(values.astype(bool)), batch, width)
+    if values.dtype != bool and len(points) % 2 == 0:
+        turns, row_first, flat = _pairs(points, batch, width)
+        ends = flat[2:-1:2]
+        held = np.take(values.reshape(-1), ends, mode="clip") != 0
+        # Only a row's last turn can end at the row's end (column L), where there is no value to read: the
+        # lookup went to the next row's first token (or was clipped), so what it read there is dropped.
+        last = row_first[1:][turns > 0] - 1
+        at_row_end = ends[last] == (np.flatnonzero(turns > 0) + 1) * width
+        held[last[at_row_end]] = False
+        if not held.any():
+            return turns, flat
+    elif values.dtype == bool:
+        return _pairs(points, batch, width)[::2]
+    return _pairs(_row_changes(values.astype(bool)), batch, width)[::2]
 
 
 def broadcast(per_turn: torch.Tensor | np.ndarray, mask: torch.Tensor, spans: TurnSpans | None = None,

@@ -168,3 +168,19 @@ def test_a_large_mask_gives_the_same_spans_with_one_thread_and_three():
     for field in ("turns", "rows", "starts", "ends"):
         assert torch.equal(getattr(serial, field), getattr(threaded, field)), field
     assert np.array_equal(serial.flat, threaded.flat)
+
+
+def test_a_float_mask_of_zeros_and_ones_is_read_in_one_pass(monkeypatch):
+    """Turns ending at a row's last token, next to rows starting with one, are no reason to convert the mask
+    to bool and read it again; a mask holding a 2 next to a 1 is."""
+    calls = []
+    real = turns_module._row_changes
+    monkeypatch.setattr(turns_module, "_row_changes", lambda values: calls.append(values.dtype) or real(values))
+    mask = torch.tensor([[0, 1, 1, 0, 1, 1], [1, 1, 0, 0, 1, 1], [1, 0, 0, 0, 0, 1]], dtype=torch.float32)
+    spans = turn_spans(mask)
+    assert calls == [np.float32]
+    assert list(zip(spans.rows.tolist(), spans.starts.tolist(), spans.ends.tolist(), strict=True)) == [
+        (0, 1, 3), (0, 4, 6), (1, 0, 2), (1, 4, 6), (2, 0, 1), (2, 5, 6)]
+    calls.clear()
+    assert turn_spans(torch.tensor([[1.0, 2.0, 0.0, 1.0]])).lengths.tolist() == [2, 1]
+    assert calls == [np.float32, np.bool_]
