@@ -10,8 +10,6 @@ torch's there). Each way is one pass over the mask and one over the output, what
 from __future__ import annotations
 
 import functools
-import os
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -109,34 +107,11 @@ def _spans_torch(mask: torch.Tensor) -> TurnSpans:
     return TurnSpans(turns, rows, bounds[:, 0] - base, bounds[:, 1] - base)
 
 
-PARALLEL_MIN_TOKENS = 1 << 20  # below this a second thread costs more than it saves
-
-
-@functools.cache
-def _pool(workers: int, pid: int) -> ThreadPoolExecutor:
-    """Worker threads for ``_row_changes``; per process id, as a forked child inherits no running thread."""
-    return ThreadPoolExecutor(max_workers=workers, thread_name_prefix="planshape-turns")
-
-
 def _row_changes(values: np.ndarray) -> np.ndarray:
     """Sorted q = row * (L + 1) + p, p in [0, L], where ``values[row, p] != values[row, p - 1]`` (0 outside).
 
-    numpy's comparisons and ``nonzero`` release the GIL, so with torch allowed k > 1 threads the rows are cut
-    into k blocks found at once (the calling thread takes the first); one thread is what torch was told."""
-    batch, width = values.shape
-    parts = min(torch.get_num_threads(), batch, 8)
-    if parts < 2 or values.size < PARALLEL_MIN_TOKENS:
-        return _block_changes(values)
-    pool = _pool(parts - 1, os.getpid())
-    cuts = [batch * k // parts for k in range(parts + 1)]
-    later = [pool.submit(_block_changes, values[a:b], a * (width + 1))
-             for a, b in zip(cuts[1:-1], cuts[2:], strict=True)]
-    first = _block_changes(values[:cuts[1]])
-    return np.concatenate([first, *(f.result() for f in later)])
-
-
-def _block_changes(values: np.ndarray, offset: int = 0) -> np.ndarray:
-    """``_row_changes`` of one block of rows, its positions shifted by ``offset``."""
+    Single-threaded on purpose: searching blocks of rows in Python threads (numpy's passes release the GIL)
+    measured slower end to end with 2 torch threads on a 2-core machine, next to torch's own workers."""
     batch, width = values.shape
     n = batch * (width + 1)
     buf = np.empty((n + 63) // 64 * 64, dtype=bool)  # whole 64-flag words at both levels below
@@ -154,8 +129,6 @@ def _block_changes(values: np.ndarray, offset: int = 0) -> np.ndarray:
         points = np.flatnonzero(buf)
     else:
         points = _expand(hit, words[hit])
-    if offset:
-        points += offset
     return points
 
 

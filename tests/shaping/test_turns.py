@@ -130,46 +130,6 @@ def test_sparse_masks_with_long_and_short_runs(rows_runs, padding, dtype):
     assert torch.equal(_spans_torch(mask).starts, spans.starts)
 
 
-@settings(max_examples=200, deadline=None)
-@given(valued_masks, st.sampled_from([torch.float32, torch.bool, torch.int64]), st.integers(2, 5))
-def test_rows_split_across_threads_give_the_same_spans(rows, dtype, threads):
-    """With torch allowed several threads, blocks of rows are searched at once; every block boundary (and a
-    block of no rows' turns) must still give each row's own runs."""
-    mask = torch.tensor(rows, dtype=torch.float64).to(dtype)
-    before, threshold = torch.get_num_threads(), turns_module.PARALLEL_MIN_TOKENS
-    try:
-        torch.set_num_threads(threads)
-        turns_module.PARALLEL_MIN_TOKENS = 0
-        spans = turn_spans(mask)
-        values = np.arange(1, len(spans.starts) + 1, dtype=np.float32)
-        out = broadcast(values, mask, spans)
-    finally:
-        torch.set_num_threads(before)
-        turns_module.PARALLEL_MIN_TOKENS = threshold
-    got = list(zip(spans.rows.tolist(), spans.starts.tolist(), spans.ends.tolist(), strict=True))
-    assert got == _reference_spans(mask.bool().tolist())
-    assert torch.equal(out, _broadcast_cumsum(values, mask, spans, torch.float32))
-
-
-def test_a_large_mask_gives_the_same_spans_with_one_thread_and_three():
-    rng = np.random.default_rng(0)
-    mask = torch.from_numpy(np.cumsum(rng.random((12, 100_000)) < 0.01, axis=1) % 2 == 1)
-    mask[3] = True  # a row that is one turn, between rows of many
-    mask[7, -1] = True  # a turn ending at the row's last token, before a row that starts with one
-    mask[8, 0] = True
-    before = torch.get_num_threads()
-    try:
-        torch.set_num_threads(1)
-        serial = turn_spans(mask)
-        torch.set_num_threads(3)
-        threaded = turn_spans(mask)
-    finally:
-        torch.set_num_threads(before)
-    for field in ("turns", "rows", "starts", "ends"):
-        assert torch.equal(getattr(serial, field), getattr(threaded, field)), field
-    assert np.array_equal(serial.flat, threaded.flat)
-
-
 def test_a_float_mask_of_zeros_and_ones_is_read_in_one_pass(monkeypatch):
     """Turns ending at a row's last token, next to rows starting with one, are no reason to convert the mask
     to bool and read it again; a mask holding a 2 next to a 1 is."""
@@ -184,3 +144,18 @@ def test_a_float_mask_of_zeros_and_ones_is_read_in_one_pass(monkeypatch):
     calls.clear()
     assert turn_spans(torch.tensor([[1.0, 2.0, 0.0, 1.0]])).lengths.tolist() == [2, 1]
     assert calls == [np.float32, np.bool_]
+
+
+def test_a_large_sparse_mask_matches_the_accelerator_path():
+    """Long rows with few changes take both word-skipping levels; the torch path is independent code."""
+    rng = np.random.default_rng(0)
+    mask = torch.from_numpy(np.cumsum(rng.random((12, 100_000)) < 0.001, axis=1) % 2 == 1).float()
+    mask[3] = 1.0  # a row that is one turn, between rows of many
+    mask[7, -1] = 1.0  # a turn ending at the row's last token, before a row that starts with one
+    mask[8, 0] = 1.0
+    mask[10] = 0.0  # and a row with none
+    spans, reference = turn_spans(mask), _spans_torch(mask)
+    for field in ("turns", "rows", "starts", "ends"):
+        assert torch.equal(getattr(spans, field), getattr(reference, field)), field
+    values = np.arange(1, len(spans.starts) + 1, dtype=np.float32)
+    assert torch.equal(broadcast(values, mask, spans), _broadcast_cumsum(values, mask, reference, torch.float32))
