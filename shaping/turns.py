@@ -126,14 +126,12 @@ def _row_changes(values: np.ndarray) -> np.ndarray:
     words = buf.view(np.uint64)
     hit = _set_entries(words != 0)
     if 2 * len(hit) > len(words):
-        points = np.flatnonzero(buf)
-    else:
-        points = _expand(hit, words[hit])
-    return points
+        return np.flatnonzero(buf)
+    return _expand(hit, words[hit])
 
 
 def _set_entries(flags: np.ndarray) -> np.ndarray:
-    """``np.flatnonzero`` of a bool array whose length is a multiple of 8, skipping change-free 8-flag words."""
+    """``np.flatnonzero`` of a bool array whose length is a multiple of 8, skipping all-False 8-flag words."""
     words = flags.view(np.uint64)
     hit = np.flatnonzero(words != 0)
     if 2 * len(hit) > len(words):
