@@ -90,12 +90,24 @@ def segment_normalise(x: np.ndarray, segment: np.ndarray, member: np.ndarray, n_
     """
     w = member.astype(np.float64)
     count = np.bincount(segment, weights=w, minlength=n_segments)
-    mean = np.bincount(segment, weights=x * w, minlength=n_segments) / np.maximum(count, 1.0)
-    dev = (x - mean[segment]) * w
+    return _normalise(x * w, segment, w, count, use_std, eps, min_members)
+
+
+def _normalise(x: np.ndarray, segment: np.ndarray, w: np.ndarray | None, count: np.ndarray, use_std: bool,
+               eps: float, min_members: int = 2) -> np.ndarray:
+    """``segment_normalise`` with its per-entry work cut to the minimum: ``x`` already holds 0 for non-members,
+    ``w`` is the members' 1/0 weights (None: every entry is a member) and ``count`` the members per segment.
+    Per-segment terms are formed per segment and gathered once; the values are those of the plain formula."""
+    mean = np.bincount(segment, weights=x, minlength=len(count)) / np.maximum(count, 1.0)
+    dev = x - mean[segment]
+    if w is not None:
+        dev *= w
     if use_std:
-        var = np.bincount(segment, weights=dev * dev, minlength=n_segments) / np.maximum(count - 1.0, 1.0)
-        dev = dev / (np.sqrt(var)[segment] + eps)
-    dev[count[segment] < min_members] = 0.0
+        var = np.bincount(segment, weights=dev * dev, minlength=len(count)) / np.maximum(count - 1.0, 1.0)
+        dev /= (np.sqrt(var) + eps)[segment]
+    small = count < min_members
+    if small.any():
+        dev[small[segment]] = 0.0
     return dev
 
 
@@ -113,7 +125,7 @@ def grpo(rollouts: Rollouts, norm_by_std: bool = True, eps: float = 1e-6) -> Adv
     dev = np.where(single, r, dev)
     std_i = np.where(single, 1.0, std[g])
     adv = dev / (std_i + eps) if norm_by_std else dev
-    return Advantages(adv, np.zeros(len(rollouts.lengths)), adv[rollouts.owner], 0.0)
+    return Advantages(adv, np.zeros(len(rollouts.lengths)), np.repeat(adv, rollouts.turns), 0.0)
 
 
 def planpo(
@@ -170,34 +182,44 @@ def planpo(
         floor = np.full(n_groups, np.inf)
         np.minimum.at(floor, g[ok], re[ok])
         re = np.where(ok, re, np.minimum(np.maximum(r, 0.0) / turn_cap, floor[g]))
-    a_e = segment_normalise(re, g, np.ones(n, dtype=bool), n_groups, use_std, eps)
+    a_e = _normalise(re, g, None, np.bincount(g, minlength=n_groups).astype(np.float64), use_std, eps)
 
-    owner = rollouts.owner
-    ok_turn = ok[owner]
-    rs = np.where(ok_turn, r[owner] / rollouts.lengths, 0.0)
+    # Per-turn arrays are built by repeating per-trajectory values T_i times (cheaper than gathering through
+    # ``owner``), and each segment's member count comes from the turn counts, not from a pass over the turns.
+    w = np.repeat(ok.astype(np.float64), T)
+    rs = np.repeat(np.where(ok, r, 0.0), T) / rollouts.lengths  # 0 / L = 0 for failures' turns
     if grouping == "task":
-        segment, member, n_segments = g[owner], ok_turn, n_groups
+        segment, n_segments = np.repeat(g, T), n_groups
+        count = np.bincount(g, weights=np.where(ok, T, 0).astype(np.float64), minlength=n_groups)
     else:
-        segment, n_segments = _index_segments(rollouts)
-        member = ok_turn if grouping == "index-success" else np.ones(len(segment), dtype=bool)
-    a_s = segment_normalise(rs, segment, member, n_segments, use_std, eps)
+        segment, n_segments, first = _index_segments(rollouts)
+        active = ok if grouping == "index-success" else np.ones(n, dtype=bool)
+        # Group g's segment t counts the members with T_i > t: +1 at the group's first segment, -1 past the last.
+        steps = (np.bincount(first[active], minlength=n_segments + 1)
+                 - np.bincount(first[active] + T[active], minlength=n_segments + 1))
+        count = np.cumsum(steps[:-1]).astype(np.float64)
+        if grouping == "index":
+            w = None
+    a_s = _normalise(rs, segment, w, count, use_std, eps)
     if grouping == "task":
         successes = np.bincount(g, weights=ok.astype(np.float64), minlength=n_groups)
-        a_s[successes[segment] < 2] = 0.0
-    return Advantages(a_e, a_s, a_e[owner] + alpha * a_s, float(alpha))
+        a_s[(successes < 2)[segment]] = 0.0
+    return Advantages(a_e, a_s, np.repeat(a_e, T) + alpha * a_s, float(alpha))
 
 
 grpo.uses_success = False  # type: ignore[attr-defined]  # config checks skip the success predicate for it
 
 
-def _index_segments(rollouts: Rollouts) -> tuple[np.ndarray, int]:
+def _index_segments(rollouts: Rollouts) -> tuple[np.ndarray, int, np.ndarray]:
     """A dense code per (group, turn index) pair that occurs, found without a sort: group g's turn indices are
     0..M_g-1 (M_g its longest trajectory), so pair (g, t) gets offset_g + t. Memory is O(turns), not
-    groups x longest trajectory."""
+    groups x longest trajectory. Also returns each trajectory's first code, offset_g."""
     longest = np.zeros(rollouts.n_groups, dtype=np.int64)
     np.maximum.at(longest, rollouts.group, rollouts.turns)
-    offset = np.cumsum(longest) - longest
-    return offset[rollouts.group][rollouts.owner] + rollouts.turn_index, int(longest.sum())
+    first = (np.cumsum(longest) - longest)[rollouts.group]
+    # offset_g + t = (offset_g - the trajectory's first turn in the flat list) + the turn's flat position
+    shift = first - (np.cumsum(rollouts.turns) - rollouts.turns)
+    return np.repeat(shift, rollouts.turns) + np.arange(len(rollouts.lengths)), int(longest.sum()), first
 
 
 Estimator = Callable[..., Advantages]

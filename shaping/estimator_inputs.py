@@ -130,6 +130,8 @@ def token_counts(values: Any, where: Callable[[int], str] = lambda k: f"lengths[
     if arr.ndim != 1:
         raise ValueError(f"turn lengths must be a flat list of token counts, got shape {arr.shape}")
     if arr.dtype.kind in "iu":
+        if not len(arr) or (arr.min() >= 1 and arr.max() <= MAX_TURN_TOKENS):  # two reductions, no mask
+            return arr.astype(np.int64, copy=False)
         bad = (arr < 1) | (arr > MAX_TURN_TOKENS)
     elif arr.dtype.kind == "f":  # NaN fails every comparison; inf fails the range
         bad = ~((arr >= 1) & (arr <= MAX_TURN_TOKENS) & (arr == np.floor(arr)))

@@ -9,7 +9,8 @@ torch's there). Each way is one pass over the mask and one over the output, what
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import functools
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -28,13 +29,40 @@ class TurnSpans:
     rows: torch.Tensor  # (sum T,) int64
     starts: torch.Tensor  # (sum T,) int64
     ends: torch.Tensor  # (sum T,) int64
+    # CPU spans only: [0, start_1, end_1, start_2, ..., end_k, B * L], every bound as a position in the flat
+    # (B * L) mask, i.e. the cuts between the segments ``broadcast`` writes; kept so it need not rebuild them.
+    flat: np.ndarray | None = field(default=None, repr=False, compare=False)
 
     @property
     def lengths(self) -> torch.Tensor:
         return self.ends - self.starts
 
     def numpy(self) -> tuple[np.ndarray, np.ndarray]:
+        if self.flat is not None:
+            return self.turns.numpy(), self.flat[2:-1:2] - self.flat[1:-1:2]
         return self.turns.cpu().numpy(), self.lengths.cpu().numpy()
+
+
+class _FlatSpans(TurnSpans):
+    """CPU spans held as the turn counts and flat bounds, all the estimator and ``broadcast`` read; rows, starts
+    and ends are built only when asked for."""
+
+    def __init__(self, turns: np.ndarray, flat: np.ndarray, width: int) -> None:
+        object.__setattr__(self, "turns", torch.from_numpy(turns))
+        object.__setattr__(self, "flat", flat)
+        object.__setattr__(self, "width", width)
+
+    @functools.cached_property
+    def rows(self) -> torch.Tensor:  # type: ignore[override]
+        return torch.from_numpy(np.repeat(np.arange(len(self.turns)), self.turns.numpy()))
+
+    @functools.cached_property
+    def starts(self) -> torch.Tensor:  # type: ignore[override]
+        return torch.from_numpy(self.flat[1:-1:2]) - self.rows * self.width
+
+    @functools.cached_property
+    def ends(self) -> torch.Tensor:  # type: ignore[override]
+        return torch.from_numpy(self.flat[2:-1:2]) - self.rows * self.width
 
 
 def _changes(mask: torch.Tensor) -> torch.Tensor:
@@ -64,7 +92,7 @@ def turn_spans(mask: torch.Tensor) -> TurnSpans:
     if mask.dim() != 2 or mask.numel() == 0:
         raise ValueError(f"expected a non-empty (batch, tokens) mask, got shape {tuple(mask.shape)}")
     if mask.device.type == "cpu":
-        return TurnSpans(*(torch.from_numpy(a) for a in _spans_cpu(mask)))
+        return _FlatSpans(*_spans_cpu(mask), mask.shape[1])
     return _spans_torch(mask)
 
 
@@ -80,56 +108,82 @@ def _spans_torch(mask: torch.Tensor) -> TurnSpans:
 
 
 def _row_changes(values: np.ndarray) -> np.ndarray:
-    """Sorted q = row * (L + 1) + p, p in [0, L], where ``values[row, p] != values[row, p - 1]`` (0 outside)."""
+    """Sorted q = row * (L + 1) + p, p in [0, L], where ``values[row, p] != values[row, p - 1]`` (0 outside).
+
+    Single-threaded on purpose: searching blocks of rows in Python threads (numpy's passes release the GIL)
+    measured slower end to end with 2 torch threads on a 2-core machine, next to torch's own workers."""
     batch, width = values.shape
     n = batch * (width + 1)
-    buf = np.empty((n + 7) // 8 * 8, dtype=bool)
+    buf = np.empty((n + 63) // 64 * 64, dtype=bool)  # whole 64-flag words at both levels below
     buf[n:] = False
     changes = buf[:n].reshape(batch, width + 1)
     np.not_equal(values[:, 1:], values[:, :-1], out=changes[:, 1:width])
     np.not_equal(values[:, 0], 0, out=changes[:, 0])
     np.not_equal(values[:, width - 1], 0, out=changes[:, width])
-    # As in ``_changes``: the 8-flag words holding a change, then only those words' flags. When most words
-    # hold one (1-token turns), numpy's own bool nonzero over every flag is cheaper.
+    # As in ``_changes``: the 8-flag words holding a change, then only those words' flags; the words that hold
+    # one are found the same way, one level up (8 words to a flag word). Where more than half hold one
+    # (many short turns), numpy's own nonzero over every entry of that level is cheaper.
     words = buf.view(np.uint64)
-    hit = np.flatnonzero(words != 0)
+    hit = _set_entries(words != 0)
     if 2 * len(hit) > len(words):
         return np.flatnonzero(buf)
-    flags = np.flatnonzero(words[hit].view(bool))
+    return _expand(hit, words[hit])
+
+
+def _set_entries(flags: np.ndarray) -> np.ndarray:
+    """``np.flatnonzero`` of a bool array whose length is a multiple of 8, skipping all-False 8-flag words."""
+    words = flags.view(np.uint64)
+    hit = np.flatnonzero(words != 0)
+    if 2 * len(hit) > len(words):
+        return np.flatnonzero(flags)
+    return _expand(hit, words[hit])
+
+
+def _expand(hit: np.ndarray, words: np.ndarray) -> np.ndarray:
+    """The positions of the set flags of the 8-flag ``words`` found at word positions ``hit``."""
+    flags = np.flatnonzero(words.view(bool))
     return (hit[flags >> 3] << 3) | (flags & 7)
 
 
-def _pairs(points: np.ndarray, batch: int, width: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """(turns per row, rows, starts, ends) of sorted changes read as (start, end) pairs: each row's share is
-    found by B binary searches, not by dividing every point."""
+def _pairs(points: np.ndarray, batch: int, width: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(turns per row, index of each row's first turn, flat bounds) of sorted changes read as (start, end) pairs:
+    each row's share is found by B binary searches, not by dividing every point; a point's flat position is
+    q - row."""
     row_first = np.searchsorted(points[0::2], np.arange(batch + 1) * (width + 1))
     turns = np.diff(row_first)
-    rows = np.repeat(np.arange(batch), turns)
-    base = rows * (width + 1)
-    return turns, rows, points[0::2] - base, points[1::2] - base
+    flat = np.empty(len(points) + 2, dtype=np.int64)
+    flat[0], flat[-1] = 0, batch * width
+    np.subtract(points, np.repeat(np.arange(batch), 2 * turns), out=flat[1:-1])
+    return turns, row_first, flat
 
 
-def _spans_cpu(mask: torch.Tensor) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """(turns, rows, starts, ends) in numpy. The changes of the raw values are taken first (no bool copy of the mask);
+def _spans_cpu(mask: torch.Tensor) -> tuple[np.ndarray, np.ndarray]:
+    """(turns, flat bounds) in numpy. The changes of the raw values are taken first (no bool copy of the mask);
     they are the turn boundaries exactly when every one is a zero <-> nonzero step. That holds when, read as
-    (start, end) pairs, every end inside a row holds a zero: a nonzero -> nonzero step is either such an end,
-    or a start whose preceding end (in its row; a row's first change follows zeros) holds a nonzero. So one
-    lookup per turn confirms it; otherwise (a mask holding 1s and 2s, NaN) the mask is converted to bool
-    and the changes taken again."""
+    (start, end) pairs, every end inside a row holds a zero: a nonzero -> nonzero step is either such an end, or
+    a start whose preceding end (in its row; a row's first change follows zeros) holds a nonzero. So one lookup
+    per turn confirms it; otherwise (a mask holding 1s and 2s, NaN) the mask is converted to bool and the
+    changes taken again."""
     try:
         values = mask.detach().numpy()
     except TypeError:  # a dtype numpy lacks (bfloat16)
         values = mask.bool().numpy()
     batch, width = values.shape
     points = _row_changes(values)
-    if values.dtype == bool:
-        return _pairs(points, batch, width)
-    if len(points) % 2 == 0:
-        turns, rows, starts, ends = _pairs(points, batch, width)
-        inside = ends < width
-        if not np.any(values.reshape(-1)[(rows * width + ends)[inside]] != 0):
-            return turns, rows, starts, ends
-    return _pairs(_row_changes(values.astype(bool)), batch, width)
+    if values.dtype != bool and len(points) % 2 == 0:
+        turns, row_first, flat = _pairs(points, batch, width)
+        ends = flat[2:-1:2]
+        held = np.take(values.reshape(-1), ends, mode="clip") != 0
+        # Only a row's last turn can end at the row's end (column L), where there is no value to read: the
+        # lookup went to the next row's first token (or was clipped), so what it read there is dropped.
+        last = row_first[1:][turns > 0] - 1
+        at_row_end = ends[last] == (np.flatnonzero(turns > 0) + 1) * width
+        held[last[at_row_end]] = False
+        if not held.any():
+            return turns, flat
+    elif values.dtype == bool:
+        return _pairs(points, batch, width)[::2]
+    return _pairs(_row_changes(values.astype(bool)), batch, width)[::2]
 
 
 def broadcast(per_turn: torch.Tensor | np.ndarray, mask: torch.Tensor, spans: TurnSpans | None = None,
@@ -153,11 +207,13 @@ def _broadcast_segments(per_turn, mask: torch.Tensor, spans: TurnSpans, dtype: t
     one ``numpy.repeat`` of [0, v_1, 0, v_2, ..., v_k, 0] writes it; no sort is needed."""
     batch, width = mask.shape
     values = torch.as_tensor(per_turn).detach().cpu().to(dtype).numpy()
-    base = spans.rows.numpy() * width
-    bounds = np.empty(2 * len(values) + 2, dtype=np.int64)
-    bounds[0], bounds[-1] = 0, batch * width
-    bounds[1:-1:2] = base + spans.starts.numpy()
-    bounds[2:-1:2] = base + spans.ends.numpy()
+    bounds = spans.flat
+    if bounds is None or bounds[-1] != batch * width:  # spans built elsewhere (torch, or by hand)
+        base = spans.rows.numpy() * width
+        bounds = np.empty(2 * len(values) + 2, dtype=np.int64)
+        bounds[0], bounds[-1] = 0, batch * width
+        bounds[1:-1:2] = base + spans.starts.numpy()
+        bounds[2:-1:2] = base + spans.ends.numpy()
     segment_values = np.zeros(2 * len(values) + 1, dtype=values.dtype)
     segment_values[1::2] = values
     out = np.repeat(segment_values, np.diff(bounds)).reshape(batch, width)

@@ -5,6 +5,7 @@ import pytest
 import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from planshape.shaping import turns as turns_module
 from planshape.shaping.turns import _broadcast_cumsum, _broadcast_segments, _spans_torch, broadcast, turn_spans
 
 
@@ -127,3 +128,34 @@ def test_sparse_masks_with_long_and_short_runs(rows_runs, padding, dtype):
     got = list(zip(spans.rows.tolist(), spans.starts.tolist(), spans.ends.tolist(), strict=True))
     assert got == _reference_spans(rows)
     assert torch.equal(_spans_torch(mask).starts, spans.starts)
+
+
+def test_a_float_mask_of_zeros_and_ones_is_read_in_one_pass(monkeypatch):
+    """Turns ending at a row's last token, next to rows starting with one, are no reason to convert the mask
+    to bool and read it again; a mask holding a 2 next to a 1 is."""
+    calls = []
+    real = turns_module._row_changes
+    monkeypatch.setattr(turns_module, "_row_changes", lambda values: calls.append(values.dtype) or real(values))
+    mask = torch.tensor([[0, 1, 1, 0, 1, 1], [1, 1, 0, 0, 1, 1], [1, 0, 0, 0, 0, 1]], dtype=torch.float32)
+    spans = turn_spans(mask)
+    assert calls == [np.float32]
+    assert list(zip(spans.rows.tolist(), spans.starts.tolist(), spans.ends.tolist(), strict=True)) == [
+        (0, 1, 3), (0, 4, 6), (1, 0, 2), (1, 4, 6), (2, 0, 1), (2, 5, 6)]
+    calls.clear()
+    assert turn_spans(torch.tensor([[1.0, 2.0, 0.0, 1.0]])).lengths.tolist() == [2, 1]
+    assert calls == [np.float32, np.bool_]
+
+
+def test_a_large_sparse_mask_matches_the_accelerator_path():
+    """Long rows with few changes take both word-skipping levels; the torch path is independent code."""
+    rng = np.random.default_rng(0)
+    mask = torch.from_numpy(np.cumsum(rng.random((12, 100_000)) < 0.001, axis=1) % 2 == 1).float()
+    mask[3] = 1.0  # a row that is one turn, between rows of many
+    mask[7, -1] = 1.0  # a turn ending at the row's last token, before a row that starts with one
+    mask[8, 0] = 1.0
+    mask[10] = 0.0  # and a row with none
+    spans, reference = turn_spans(mask), _spans_torch(mask)
+    for field in ("turns", "rows", "starts", "ends"):
+        assert torch.equal(getattr(spans, field), getattr(reference, field)), field
+    values = np.arange(1, len(spans.starts) + 1, dtype=np.float32)
+    assert torch.equal(broadcast(values, mask, spans), _broadcast_cumsum(values, mask, reference, torch.float32))
