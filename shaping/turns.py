@@ -195,8 +195,9 @@ def broadcast(per_turn: torch.Tensor | np.ndarray, mask: torch.Tensor, spans: Tu
     and a cumulative sum along the row holds v inside the turn and returns to exactly 0 after it.
     """
     spans = spans if spans is not None else turn_spans(mask)
-    if len(per_turn) != spans.starts.shape[0]:
-        raise ValueError(f"{len(per_turn)} per-turn values for {spans.starts.shape[0]} turns")
+    count = int(spans.turns.sum())  # not ``starts``: CPU spans build rows and starts only when asked
+    if len(per_turn) != count:
+        raise ValueError(f"{len(per_turn)} per-turn values for {count} turns")
     if mask.device.type == "cpu":
         return _broadcast_segments(per_turn, mask, spans, dtype)
     return _broadcast_cumsum(per_turn, mask, spans, dtype)
