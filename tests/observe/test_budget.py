@@ -8,20 +8,10 @@ import sys
 import time
 
 import pytest
-from planshape.shaping import plugins
 from planshape.shaping.budget import CRASH, TIMEOUT, Failed, check_budget, run_with_budget, score_all
 from planshape.shaping.scoring_pool import PoolError, ScoringPool
 
-from .stall_helpers import install_stall_plugin, sample_rows, sample_scorer, with_word
-
-
-@pytest.fixture
-def stall_plugin(tmp_path, monkeypatch):
-    """The stall probe, found through its entry point here and in every worker started meanwhile."""
-    monkeypatch.syspath_prepend(str(install_stall_plugin(tmp_path / "plugin")))
-    plugins.reset()
-    yield
-    plugins.reset()
+from .stall_helpers import sample_rows, sample_scorer, with_word
 
 
 def test_in_process_budget_stops_a_sleeping_check(stall_plugin):

@@ -6,14 +6,13 @@ import json
 
 import numpy as np
 import pytest
-from planshape.shaping import plugins
 from planshape.shaping.bridge import ConfigError, Shaper
 from planshape.shaping.monitor import MONITOR_METRICS
 from planshape.shaping.verdict_log import read_log
 from planshape.validators.travelplanner.plan_format import from_upstream
 
 from ..travelplanner.test_quirks import SAMPLE_Q, sample
-from .stall_helpers import install_stall_plugin, sample_rows, with_word
+from .stall_helpers import sample_rows, with_word
 
 BASE = {"database": "sample", "total_steps": 100}
 
@@ -110,14 +109,6 @@ def test_halves_that_do_not_match_are_logged_apart(tmp_path):
     assert log.flushed_step == 1
     shaper.close()
     assert [r["step"] for r in read_log(tmp_path)[1]][-1] == 2
-
-
-@pytest.fixture
-def stall_plugin(tmp_path, monkeypatch):
-    monkeypatch.syspath_prepend(str(install_stall_plugin(tmp_path / "plugin")))
-    plugins.reset()
-    yield
-    plugins.reset()
 
 
 def test_budget_and_crash_through_the_facade(stall_plugin, tmp_path):
