@@ -14,6 +14,7 @@ first batch is step 0 (VERL ``global_steps - 1``, TRL ``trainer_state.global_ste
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property, partial
@@ -346,8 +347,6 @@ def _step(step: Any) -> int:
 
 def _query(query: Query | Mapping[str, Any] | str) -> Query | Mapping[str, Any]:
     if isinstance(query, str):
-        import json
-
         try:
             query = json.loads(query)
         except ValueError as exc:
