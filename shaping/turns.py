@@ -3,13 +3,14 @@
 A turn is a maximal run of 1s in the mask (VERL ``response_mask``, TRL ``completion_mask * tool_mask``,
 OpenRLHF ``action_mask``); the 0s between runs are tool observations, trailing 0s are padding. On an
 accelerator everything runs in torch on the mask's device and only the small per-turn arrays cross to numpy;
-on the CPU numpy does the (B, L) passes (its comparisons and ``nonzero`` are several times faster than
-torch's there). Each way is one pass over the mask and one over the output, whatever the number of turns.
+on the CPU two compiled kernels (``turn_kernels.py``, numba) read the mask once and write the output once, at
+a cost that does not grow with the number of turns. Without numba the CPU takes the torch path, slower there.
 """
 
 from __future__ import annotations
 
 import functools
+import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -19,6 +20,13 @@ try:
 except ImportError as exc:  # torch is an extra: the trainer brings its own build
     raise ImportError("planshape.shaping.turns needs torch; install the build your trainer uses "
                       "(e.g. pip install torch), or planshape[torch]") from exc
+
+try:
+    from . import turn_kernels as _kernels
+except ImportError as exc:  # numba is a dependency, but an environment can pin one that rejects its numpy
+    _kernels = None
+    warnings.warn(f"planshape: numba unavailable ({exc}); turn spans on the CPU use torch, several times slower",
+                  RuntimeWarning, stacklevel=2)
 
 
 @dataclass(frozen=True)
@@ -91,7 +99,7 @@ def turn_spans(mask: torch.Tensor) -> TurnSpans:
     """Turn counts and spans of every row of a (B, L) mask (nonzero = assistant token), without a Python loop."""
     if mask.dim() != 2 or mask.numel() == 0:
         raise ValueError(f"expected a non-empty (batch, tokens) mask, got shape {tuple(mask.shape)}")
-    if mask.device.type == "cpu":
+    if mask.device.type == "cpu" and _kernels is not None:
         return _FlatSpans(*_spans_cpu(mask), mask.shape[1])
     return _spans_torch(mask)
 
@@ -107,118 +115,65 @@ def _spans_torch(mask: torch.Tensor) -> TurnSpans:
     return TurnSpans(turns, rows, bounds[:, 0] - base, bounds[:, 1] - base)
 
 
-def _row_changes(values: np.ndarray) -> np.ndarray:
-    """Sorted q = row * (L + 1) + p, p in [0, L], where ``values[row, p] != values[row, p - 1]`` (0 outside).
-
-    Single-threaded on purpose: searching blocks of rows in Python threads (numpy's passes release the GIL)
-    measured slower end to end with 2 torch threads on a 2-core machine, next to torch's own workers."""
-    batch, width = values.shape
-    n = batch * (width + 1)
-    buf = np.empty((n + 63) // 64 * 64, dtype=bool)  # whole 64-flag words at both levels below
-    buf[n:] = False
-    changes = buf[:n].reshape(batch, width + 1)
-    np.not_equal(values[:, 1:], values[:, :-1], out=changes[:, 1:width])
-    np.not_equal(values[:, 0], 0, out=changes[:, 0])
-    np.not_equal(values[:, width - 1], 0, out=changes[:, width])
-    # As in ``_changes``: the 8-flag words holding a change, then only those words' flags; the words that hold
-    # one are found the same way, one level up (8 words to a flag word). Where more than half hold one
-    # (many short turns), numpy's own nonzero over every entry of that level is cheaper.
-    words = buf.view(np.uint64)
-    hit = _set_entries(words != 0)
-    if 2 * len(hit) > len(words):
-        return np.flatnonzero(buf)
-    return _expand(hit, words[hit])
-
-
-def _set_entries(flags: np.ndarray) -> np.ndarray:
-    """``np.flatnonzero`` of a bool array whose length is a multiple of 8, skipping all-False 8-flag words."""
-    words = flags.view(np.uint64)
-    hit = np.flatnonzero(words != 0)
-    if 2 * len(hit) > len(words):
-        return np.flatnonzero(flags)
-    return _expand(hit, words[hit])
-
-
-def _expand(hit: np.ndarray, words: np.ndarray) -> np.ndarray:
-    """The positions of the set flags of the 8-flag ``words`` found at word positions ``hit``."""
-    flags = np.flatnonzero(words.view(bool))
-    return (hit[flags >> 3] << 3) | (flags & 7)
-
-
-def _pairs(points: np.ndarray, batch: int, width: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(turns per row, index of each row's first turn, flat bounds) of sorted changes read as (start, end) pairs:
-    each row's share is found by B binary searches, not by dividing every point; a point's flat position is
-    q - row."""
-    row_first = np.searchsorted(points[0::2], np.arange(batch + 1) * (width + 1))
-    turns = np.diff(row_first)
-    flat = np.empty(len(points) + 2, dtype=np.int64)
-    flat[0], flat[-1] = 0, batch * width
-    np.subtract(points, np.repeat(np.arange(batch), 2 * turns), out=flat[1:-1])
-    return turns, row_first, flat
+def _as_bits(mask: torch.Tensor) -> tuple[np.ndarray, np.unsignedinteger]:
+    """The mask's raw bits as (B, L) unsigned ints of its width, and the bits that make a value nonzero."""
+    if mask.is_complex():
+        mask = mask.bool()
+    size = mask.element_size()
+    same_size = {1: torch.uint8, 2: torch.int16, 4: torch.int32, 8: torch.int64}[size]
+    bits = mask.detach().contiguous().view(same_size).numpy().view(f"u{size}")
+    keep = (1 << (8 * size - 1)) - 1 if mask.is_floating_point() else (1 << (8 * size)) - 1
+    return bits, bits.dtype.type(keep)
 
 
 def _spans_cpu(mask: torch.Tensor) -> tuple[np.ndarray, np.ndarray]:
-    """(turns, flat bounds) in numpy. The changes of the raw values are taken first (no bool copy of the mask);
-    they are the turn boundaries exactly when every one is a zero <-> nonzero step. That holds when, read as
-    (start, end) pairs, every end inside a row holds a zero: a nonzero -> nonzero step is either such an end, or
-    a start whose preceding end (in its row; a row's first change follows zeros) holds a nonzero. So one lookup
-    per turn confirms it; otherwise (a mask holding 1s and 2s, NaN) the mask is converted to bool and the
-    changes taken again."""
-    try:
-        values = mask.detach().numpy()
-    except TypeError:  # a dtype numpy lacks (bfloat16)
-        values = mask.bool().numpy()
-    batch, width = values.shape
-    points = _row_changes(values)
-    if values.dtype != bool and len(points) % 2 == 0:
-        turns, row_first, flat = _pairs(points, batch, width)
-        ends = flat[2:-1:2]
-        held = np.take(values.reshape(-1), ends, mode="clip") != 0
-        # Only a row's last turn can end at the row's end (column L), where there is no value to read: the
-        # lookup went to the next row's first token (or was clipped), so what it read there is dropped.
-        last = row_first[1:][turns > 0] - 1
-        at_row_end = ends[last] == (np.flatnonzero(turns > 0) + 1) * width
-        held[last[at_row_end]] = False
-        if not held.any():
-            return turns, flat
-    elif values.dtype == bool:
-        return _pairs(points, batch, width)[::2]
-    return _pairs(_row_changes(values.astype(bool)), batch, width)[::2]
+    """(turns per row, flat bounds) from the compiled scan. ``bounds`` is sized for up to one boundary per 16
+    tokens; a mask with more (the alternating worst case) is scanned again with room for every token."""
+    bits, keep = _as_bits(mask)
+    batch, width = bits.shape
+    turns = np.empty(batch, dtype=np.int64)
+    for room in (batch * width // 16 + 2 * batch, batch * (width + 1)):
+        bounds = np.empty(room + 68, dtype=np.int64)  # + the kernel's margin (see ``scan``)
+        used = _kernels.scan(bits, keep, turns, bounds)
+        if used >= 0:
+            return turns, bounds[:used].copy()
+    raise AssertionError("unreachable: the second size holds a boundary at every token")
 
 
 def broadcast(per_turn: torch.Tensor | np.ndarray, mask: torch.Tensor, spans: TurnSpans | None = None,
               dtype: torch.dtype = torch.float32) -> torch.Tensor:
     """A (B, L) tensor holding each turn's value on exactly that turn's tokens, and exactly 0 elsewhere.
 
-    On the CPU the row is cut into segments (gaps hold 0, turns their value) and written in one
-    ``numpy.repeat``; on an accelerator each turn writes +v at its first token and −v just past its last,
-    and a cumulative sum along the row holds v inside the turn and returns to exactly 0 after it.
+    On the CPU a compiled loop writes the row's segments in order (gaps 0, turns their value); on an
+    accelerator each turn writes +v at its first token and −v just past its last, and a cumulative sum along
+    the row holds v inside the turn and returns to exactly 0 after it.
     """
     spans = spans if spans is not None else turn_spans(mask)
     count = int(spans.turns.sum())  # not ``starts``: CPU spans build rows and starts only when asked
     if len(per_turn) != count:
         raise ValueError(f"{len(per_turn)} per-turn values for {count} turns")
-    if mask.device.type == "cpu":
-        return _broadcast_segments(per_turn, mask, spans, dtype)
+    if mask.device.type == "cpu" and _kernels is not None:
+        return _broadcast_cpu(per_turn, mask, spans, dtype)
     return _broadcast_cumsum(per_turn, mask, spans, dtype)
 
 
-def _broadcast_segments(per_turn, mask: torch.Tensor, spans: TurnSpans, dtype: torch.dtype) -> torch.Tensor:
-    """Turns and the gaps between them, in order, are consecutive segments of the flat (B * L) output, so
-    one ``numpy.repeat`` of [0, v_1, 0, v_2, ..., v_k, 0] writes it; no sort is needed."""
+def _broadcast_cpu(per_turn, mask: torch.Tensor, spans: TurnSpans, dtype: torch.dtype) -> torch.Tensor:
+    """Turns and the gaps between them, in order, are consecutive segments of the flat (B * L) output: the
+    compiled ``fill`` writes them in one pass."""
     batch, width = mask.shape
-    values = torch.as_tensor(per_turn).detach().cpu().to(dtype).numpy()
     bounds = spans.flat
     if bounds is None or bounds[-1] != batch * width:  # spans built elsewhere (torch, or by hand)
-        base = spans.rows.numpy() * width
-        bounds = np.empty(2 * len(values) + 2, dtype=np.int64)
+        base = spans.rows.cpu().numpy() * width
+        bounds = np.empty(2 * len(base) + 2, dtype=np.int64)
         bounds[0], bounds[-1] = 0, batch * width
-        bounds[1:-1:2] = base + spans.starts.numpy()
-        bounds[2:-1:2] = base + spans.ends.numpy()
-    segment_values = np.zeros(2 * len(values) + 1, dtype=values.dtype)
-    segment_values[1::2] = values
-    out = np.repeat(segment_values, np.diff(bounds)).reshape(batch, width)
-    return torch.from_numpy(out)
+        bounds[1:-1:2] = base + spans.starts.cpu().numpy()
+        bounds[2:-1:2] = base + spans.ends.cpu().numpy()
+    written = dtype if dtype in (torch.float16, torch.float32, torch.float64) else torch.float32
+    values = torch.as_tensor(per_turn).detach().cpu().to(written).numpy()
+    out = np.empty(batch * width, dtype=values.dtype)  # numpy's allocator: huge pages, fewer faults than torch's
+    _kernels.fill(values, bounds, out)
+    result = torch.from_numpy(out).view(batch, width)
+    return result if written == dtype else result.to(dtype)
 
 
 def _broadcast_cumsum(per_turn, mask: torch.Tensor, spans: TurnSpans, dtype: torch.dtype) -> torch.Tensor:

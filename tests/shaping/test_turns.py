@@ -6,7 +6,7 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from planshape.shaping import turns as turns_module
-from planshape.shaping.turns import _broadcast_cumsum, _broadcast_segments, _spans_torch, broadcast, turn_spans
+from planshape.shaping.turns import _broadcast_cpu, _broadcast_cumsum, _spans_torch, broadcast, turn_spans
 
 
 def test_spans_of_a_verl_style_mask():
@@ -45,7 +45,7 @@ def test_each_turn_value_lands_on_exactly_its_tokens(rows):
     assert k == len(values)
     assert spans.turns.sum().item() == k
     for out in (broadcast(values, mask, spans), _broadcast_cumsum(values, mask, spans, torch.float32),
-                _broadcast_segments(values, mask, spans, torch.float32)):
+                _broadcast_cpu(values, mask, spans, torch.float32)):
         assert torch.equal(out, torch.from_numpy(expected))
 
 
@@ -78,8 +78,9 @@ valued_masks = st.integers(1, 4).flatmap(lambda b: st.integers(1, 40).flatmap(
 
 
 @settings(max_examples=300, deadline=None)
-@given(valued_masks, st.sampled_from([torch.float32, torch.float64, torch.int64, torch.bool, torch.bfloat16,
-                                      torch.uint8]))
+@given(valued_masks, st.sampled_from([torch.float32, torch.float64, torch.float16, torch.bfloat16, torch.int64,
+                                      torch.int32, torch.int16, torch.int8, torch.uint8, torch.bool,
+                                      torch.complex64]))
 def test_spans_of_any_mask_values_and_dtype_are_the_runs_of_nonzero(rows, dtype):
     mask = torch.tensor(rows, dtype=torch.float64).to(dtype)
     flags = mask.bool().tolist()
@@ -114,7 +115,7 @@ runs = st.lists(st.tuples(st.integers(0, 60), st.integers(1, 60)), max_size=8)  
 @settings(max_examples=300, deadline=None)
 @given(st.lists(runs, min_size=1, max_size=4), st.integers(0, 40), st.sampled_from([torch.float32, torch.bool]))
 def test_sparse_masks_with_long_and_short_runs(rows_runs, padding, dtype):
-    """Long rows with few runs take the word-skipping path (the small masks above mostly take the dense one)."""
+    """Long rows with few runs: blocks of 64 tokens with no boundary, one, or several."""
     rows = []
     for row_runs in rows_runs:
         row = []
@@ -130,24 +131,49 @@ def test_sparse_masks_with_long_and_short_runs(rows_runs, padding, dtype):
     assert torch.equal(_spans_torch(mask).starts, spans.starts)
 
 
-def test_a_float_mask_of_zeros_and_ones_is_read_in_one_pass(monkeypatch):
-    """Turns ending at a row's last token, next to rows starting with one, are no reason to convert the mask
-    to bool and read it again; a mask holding a 2 next to a 1 is."""
-    calls = []
-    real = turns_module._row_changes
-    monkeypatch.setattr(turns_module, "_row_changes", lambda values: calls.append(values.dtype) or real(values))
+def test_a_mask_holding_other_values_than_one_is_read_by_zero_or_not():
+    """2 next to 1 is no boundary, -0.0 is zero and NaN is not, in every width; a float mask of 0s and 1s with
+    turns ending at a row's last token, next to rows starting with one, keeps its rows apart."""
+    assert turn_spans(torch.tensor([[1.0, 2.0, 0.0, 1.0]])).lengths.tolist() == [2, 1]
+    assert turn_spans(torch.tensor([[-0.0, float("nan"), -0.0, -3.0]])).lengths.tolist() == [1, 1]
     mask = torch.tensor([[0, 1, 1, 0, 1, 1], [1, 1, 0, 0, 1, 1], [1, 0, 0, 0, 0, 1]], dtype=torch.float32)
     spans = turn_spans(mask)
-    assert calls == [np.float32]
     assert list(zip(spans.rows.tolist(), spans.starts.tolist(), spans.ends.tolist(), strict=True)) == [
         (0, 1, 3), (0, 4, 6), (1, 0, 2), (1, 4, 6), (2, 0, 1), (2, 5, 6)]
-    calls.clear()
-    assert turn_spans(torch.tensor([[1.0, 2.0, 0.0, 1.0]])).lengths.tolist() == [2, 1]
-    assert calls == [np.float32, np.bool_]
+
+
+def test_a_non_contiguous_mask_is_read_as_its_values():
+    mask = torch.tensor([[1, 0, 1], [1, 1, 0], [0, 1, 1]], dtype=torch.float32).t()  # columns become rows
+    assert not mask.is_contiguous()
+    spans = turn_spans(mask)
+    assert list(zip(spans.rows.tolist(), spans.starts.tolist(), spans.ends.tolist(), strict=True)) == [
+        (0, 0, 2), (1, 1, 3), (2, 0, 1), (2, 2, 3)]
+    assert broadcast(np.array([1.0, 2.0, 3.0, 4.0]), mask, spans).tolist() == [
+        [1.0, 1.0, 0.0], [0.0, 2.0, 2.0], [3.0, 0.0, 4.0]]
+
+
+@pytest.mark.parametrize("width", [1, 15, 16, 17, 64, 65, 1000])
+def test_more_boundaries_than_the_first_buffer_holds_are_scanned_again(width):
+    """The first buffer holds one boundary per 16 tokens; the alternating mask has one at every token."""
+    mask = (torch.arange(width) % 2 == 0).repeat(5, 1)
+    spans = turn_spans(mask)
+    assert spans.turns.tolist() == [(width + 1) // 2] * 5
+    assert torch.equal(spans.starts, _spans_torch(mask).starts)
+    assert torch.equal(broadcast(torch.ones(len(spans.starts)), mask, spans), mask.float())
+
+
+def test_without_numba_the_cpu_takes_the_torch_path(monkeypatch):
+    mask = torch.tensor([[1, 1, 0, 1], [0, 1, 1, 1]])
+    expected = [[1.0, 1.0, 0.0, 2.0], [0.0, 3.0, 3.0, 3.0]]
+    assert broadcast(np.array([1.0, 2.0, 3.0]), mask).tolist() == expected
+    monkeypatch.setattr(turns_module, "_kernels", None)
+    spans = turn_spans(mask)
+    assert spans.flat is None and spans.lengths.tolist() == [2, 1, 3]
+    assert broadcast(np.array([1.0, 2.0, 3.0]), mask, spans).tolist() == expected
 
 
 def test_a_large_sparse_mask_matches_the_accelerator_path():
-    """Long rows with few changes take both word-skipping levels; the torch path is independent code."""
+    """Long rows with few boundaries, against the torch path (independent code)."""
     rng = np.random.default_rng(0)
     mask = torch.from_numpy(np.cumsum(rng.random((12, 100_000)) < 0.001, axis=1) % 2 == 1).float()
     mask[3] = 1.0  # a row that is one turn, between rows of many
