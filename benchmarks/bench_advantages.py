@@ -72,7 +72,8 @@ def main() -> int:
     ap.add_argument("--turns", default="1,16,60,120,500,alternating")
     ap.add_argument("--threads", default="1,2")
     ap.add_argument("--clock", choices=("wall", "cpu"), default="wall",
-                    help="cpu: this process's CPU time, steadier on a shared machine (with 1 thread it is the work)")
+                    help="cpu: this process's CPU time, steadier on a shared machine; with 1 thread it is the "
+                         "work, with more it also counts torch's OpenMP workers spinning idle after each parallel op")
     args = ap.parse_args()
     clock = time.perf_counter if args.clock == "wall" else time.process_time
     try:
