@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from planshape.validators.travelplanner import prompt, sample
-from planshape.validators.travelplanner.query import Query, read_records
+from planshape.validators.travelplanner.query import Query, read_query_rows
 from planshape.validators.travelplanner.store import open_store
 from planshape.validators.travelplanner.tools import TOOL_SCHEMAS, ToolBox
 
@@ -308,13 +308,7 @@ class Shaper:
     def read_queries(path: str | Path) -> list[dict[str, Any]]:
         """TravelPlanner records (HF CSV/JSONL/JSON); a row that is not a valid query fails with its number.
         ``"sample"``: the bundled sample world's queries (planned against ``database: sample``)."""
-        records = read_records(sample.sample_queries() if str(path) == SAMPLE else path)
-        for number, record in enumerate(records, start=1):
-            try:
-                Query.from_record(record)
-            except ValueError as exc:
-                raise ValueError(f"{path}: row {number}: {exc}") from None
-        return records
+        return [record for record, _ in read_query_rows(sample.sample_queries() if str(path) == SAMPLE else path)]
 
     # --- what will run -------------------------------------------------------------------------------------
 

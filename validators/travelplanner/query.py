@@ -110,15 +110,20 @@ def read_records(path: str | Path) -> list[dict[str, Any]]:
     return rows
 
 
-def load_queries(path: str | Path) -> list[Query]:
-    """Read every query of a dataset file; a bad row fails with its row number."""
-    queries = []
+def read_query_rows(path: str | Path) -> list[tuple[dict[str, Any], Query]]:
+    """Every row of a dataset file with its query; a row that is not a valid query fails with its number."""
+    rows = []
     for number, record in enumerate(read_records(path), start=1):
         try:
-            queries.append(Query.from_record(record))
+            rows.append((record, Query.from_record(record)))
         except ValueError as exc:
             raise ValueError(f"{path}: row {number}: {exc}") from None
-    return queries
+    return rows
+
+
+def load_queries(path: str | Path) -> list[Query]:
+    """Read every query of a dataset file; a bad row fails with its row number."""
+    return [query for _, query in read_query_rows(path)]
 
 
 def gold_plan(record: Mapping[str, Any]) -> list:
