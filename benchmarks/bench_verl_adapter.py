@@ -3,7 +3,7 @@ VERL's own GRPO through the same function, same batch, same run.
 
     .venv-verl/bin/python benchmarks/bench_verl_adapter.py [--repeat N]
 
-Batch: Planner-R1's training shape (16 prompts x 8 rollouts, up to 30 turns, 30,500 response tokens), from
+Batch: Planner-R1's training shape (16 prompts x 8 rollouts, 30 turns a row, 30,500 response tokens), from
 bench_advantages.make_batch. The planpo side includes everything the adapter adds: reading the settings
 block, the cached Shaper lookup, the step, and the facade's turn spans, estimator and broadcast.
 """
@@ -22,6 +22,7 @@ from bench_advantages import interleaved, make_batch  # noqa: E402
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=20)
+    ap.add_argument("--turns", type=int, default=30, help="assistant turns per row")
     args = ap.parse_args()
     try:
         import verl  # noqa: F401 - loads the planshape plugin
@@ -32,7 +33,7 @@ def main() -> int:
     except ImportError as exc:
         print(f"verl is not installed ({exc}); run scripts/setup-verl.sh", file=sys.stderr)
         return 1
-    rewards, mask, index = make_batch()
+    rewards, mask, index = make_batch(args.turns)
     algorithm = OmegaConf.create({"adv_estimator": "planpo", "norm_adv_by_std_in_grpo": True,
                                   "planpo": {"database": "sample", "schedule": "stage1", "total_steps": 500}})
     SkipManager.set_step(10)
@@ -45,7 +46,8 @@ def main() -> int:
         return go
 
     t_grpo, t_planpo = interleaved([run("grpo"), run("planpo")], args.repeat)
-    print(f"batch: {mask.shape[0]} trajectories x {mask.shape[1]} tokens; median of {args.repeat}")
+    print(f"batch: {mask.shape[0]} trajectories x {mask.shape[1]} tokens, {args.turns} turns a row; "
+          f"median of {args.repeat}")
     print(f"VERL compute_advantage, grpo:          {1e3 * t_grpo:8.2f} ms")
     print(f"VERL compute_advantage, planpo (ours): {1e3 * t_planpo:8.2f} ms   ratio {t_planpo / t_grpo:.2f}x")
     return 0
