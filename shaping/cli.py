@@ -13,6 +13,7 @@ from pathlib import Path
 from rich.console import Console
 
 from .report.cli import add_plots_argument, add_report_parser
+from .rollout.cli import add_parsers as add_rollout_parsers
 
 ADAPTERS = ("verl", "trl", "openrlhf")  # each may add a command group through planshape.adapters.<name>.cli
 
@@ -241,6 +242,7 @@ def build_parser() -> argparse.ArgumentParser:
     check.set_defaults(func=_config_check)
 
     add_report_parser(sub)
+    add_rollout_parsers(sub)
     _add_adapter_commands(sub)
     return parser
 

@@ -1,0 +1,43 @@
+"""The queries of a rollout: every row must have the text to prompt with; rows with the fields scoring needs
+(train, validation) are also read as ``Query`` objects, and rows without them (the test split, whose
+constraints are withheld) are rolled out unscored, for the leaderboard."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from planshape.validators.travelplanner import sample
+from planshape.validators.travelplanner.metrics import SPLIT_SIZE
+from planshape.validators.travelplanner.query import Query, read_query_rows, read_records
+
+from .run_dir import file_digest
+
+SCORING_FIELDS = ("budget", "people_number", "local_constraint")  # what the test split withholds
+
+
+@dataclass(frozen=True)
+class Inputs:
+    path: Path
+    digest: str
+    records: list[dict[str, Any]]
+    queries: list[Query] | None  # None: not scorable here (the test split)
+    split: str | None
+
+
+def read_inputs(path: str | Path, split: str | None) -> Inputs:
+    """Read and check the queries file before any request; a bad row fails naming its number."""
+    path = sample.sample_queries() if str(path) == "sample" else Path(path)
+    records = read_records(path)
+    if not records:
+        raise ValueError(f"{path}: no queries")
+    for number, record in enumerate(records, start=1):
+        if not isinstance(record.get("query"), str) or not record["query"].strip():
+            raise ValueError(f"{path}: row {number} has no 'query' text to prompt with")
+    if split in SPLIT_SIZE and split != "test" and len(records) != SPLIT_SIZE[split]:
+        raise ValueError(f"--split {split}: that split has {SPLIT_SIZE[split]} queries, {path} has {len(records)}; "
+                         "drop --split to score a subset")
+    withheld = all(not any(k in r for k in SCORING_FIELDS) for r in records)
+    queries = None if split == "test" or withheld else [q for _, q in read_query_rows(path)]
+    return Inputs(path, file_digest(path), records, queries, "test" if queries is None else split)

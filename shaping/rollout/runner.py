@@ -1,0 +1,89 @@
+"""Run every (query, sample) trajectory not yet in the run directory, ``concurrency`` at a time.
+
+Each finished trajectory is scored by the same ``Shaper`` as training (reward, success, failure reason, the
+13 verdicts, the reward-hacking monitor) and appended to ``results.jsonl`` at once, so a killed run loses only
+the trajectories in flight. Tool calls and scoring run on the event loop's thread: both take well under a
+millisecond here, and scoring's time budget needs the main thread.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from planshape.shaping import Shaper
+from planshape.shaping.plugins import extract_answer
+from planshape.validators.travelplanner.plan_format import gate
+from planshape.validators.travelplanner.query import Query
+
+from .agent import ERROR, Trajectory, play
+from .client import ChatClient
+from .inputs import Inputs
+from .progress import LiveProgress
+from .run_dir import Key, RunDir
+from .settings import RolloutSettings
+
+
+def submitted_plan(answer: str | None, max_chars: int) -> tuple[list[dict[str, Any]] | None, str]:
+    """The upstream plan the submission file carries for a final answer, or None and why (not delivered)."""
+    if answer is None:
+        return None, "no final answer"
+    try:
+        text = extract_answer(answer)
+    except Exception as exc:  # noqa: BLE001 - a plugin's extractor failing on model text is a failed plan
+        return None, f"answer extraction failed ({type(exc).__name__})"
+    if text is None:
+        return None, "no answer block in the final reply"
+    gated = gate(text, max_chars)
+    return (gated.plan, "") if gated.ok else (None, f"schema: {gated.reason}")
+
+
+def result_record(key: Key, record: dict[str, Any], query: Query | None, done: Trajectory,
+                  shaper: Shaper) -> dict[str, Any]:
+    """One trajectory's line of ``results.jsonl``."""
+    plan, note = submitted_plan(done.answer, shaper.config.answer.max_chars)
+    score = None
+    if query is not None:
+        s = shaper.score(done.answer or "", query, 0)
+        score = {"reward": s.reward, "success": s.success, "failure": s.failure, "reason": s.reason,
+                 "components": s.components, "verdicts": s.verdicts, "official_pass": s.official_pass,
+                 "exploit": s.exploit}
+    return {"idx": key[0], "sample": key[1], "query": record["query"], "status": done.status, "error": done.error,
+            "turns": done.turns, "tool_calls": done.tool_calls, "prompt_tokens": done.prompt_tokens,
+            "completion_tokens": done.completion_tokens, "answer": done.answer, "plan": plan, "plan_note": note,
+            "score": score, "transcript": done.transcript}
+
+
+async def roll_out(inputs: Inputs, shaper: Shaper, settings: RolloutSettings, run_dir: RunDir,
+                   progress: LiveProgress | None = None, retry_failed: bool = False) -> list[dict[str, Any]]:
+    """Every trajectory's record, in (query, sample) order, after running the missing ones."""
+    finished = run_dir.finished()
+    if retry_failed:
+        finished = {k: r for k, r in finished.items() if r["status"] != ERROR}
+    todo: asyncio.Queue[Key] = asyncio.Queue()
+    for key in ((i, k) for i in range(len(inputs.records)) for k in range(settings.samples)):
+        if key not in finished:
+            todo.put_nowait(key)
+    native = settings.tool_format == "native"
+    tools, schemas = shaper.tools(), (shaper.tool_schemas if native else None)
+    prompts = [shaper.messages(r, include_tools=not native) for r in inputs.records]
+    client = ChatClient(settings)
+
+    async def worker() -> None:
+        while not todo.empty():
+            key = todo.get_nowait()
+            done = await play(prompts[key[0]], client, tools, schemas, settings.max_turns,
+                              settings.max_calls_per_turn)
+            query = inputs.queries[key[0]] if inputs.queries is not None else None
+            record = result_record(key, inputs.records[key[0]], query, done, shaper)
+            run_dir.append(record)
+            finished[key] = record
+            if progress is not None:
+                progress.done(record)
+
+    try:
+        await client.check()
+        await asyncio.gather(*(worker() for _ in range(min(settings.concurrency, todo.qsize()))))
+    finally:
+        await client.close()
+    return [finished[k] for k in sorted(finished)]
