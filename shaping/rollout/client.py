@@ -76,6 +76,8 @@ class ChatClient:
                                                                   temperature=s.temperature, **extra)
         except openai.APIError as exc:
             raise RequestFailed(_why(exc)) from None
+        except Exception as exc:  # noqa: BLE001 - e.g. a body that is not JSON: this request failed, not the run
+            raise RequestFailed(f"unreadable reply ({type(exc).__name__}: {str(exc)[:120]})") from None
         return _reply(response)
 
     async def close(self) -> None:

@@ -175,3 +175,23 @@ def test_start_up_mistakes_fail_before_any_trajectory(tmp_path, sample_world, ca
     assert main(["rollout", str(queries), "--base-url", "http://127.0.0.1:9/v1", "--model", "m", "-o",
                  str(tmp_path / "e"), *FAST]) == 2
     assert "cannot reach http://127.0.0.1:9/v1" in capsys.readouterr().err
+
+
+def test_unreadable_replies_are_recorded_not_raised(tmp_path, sample_world, toolbox):
+    queries, records, plans = sample_world
+    write_jsonl(queries, records[:4])
+    odd_call = {"choices": [{"message": {"content": 5, "tool_calls": [
+        {"id": None, "function": {"name": 3, "arguments": {"city": "Lindenfield"}}}]}, "finish_reason": None}]}
+    turns = {records[0]["query"]: [{"always": {"raw": "this is not JSON"}}],
+             records[1]["query"]: [{"always": {"raw": '{"choices": []}'}}],
+             records[2]["query"]: [{"always": {"raw": json.dumps(odd_call)}}],
+             records[3]["query"]: [{"always": {"raw": '{"choices": [{"message": null}]}'}}]}
+    run = tmp_path / "run"
+    with ScriptedServer(model(turns)) as server:
+        assert rollout(queries, server, run, "--max-turns", "2") == 0
+    rows = results(run)
+    assert [r["status"] for r in rows] == ["error", "error", "max_turns", "error"]
+    assert all(r["plan"] is None and r["score"]["reward"] == 0.0 for r in rows)
+    assert all("unreadable reply" in r["error"] or "HTTP" in r["error"] or "Error" in r["error"]
+               for r in rows if r["status"] == "error")
+    assert tool_messages(rows[2])[0].startswith("Error: unknown tool: a tool name is text")
