@@ -38,7 +38,7 @@ def shaper_from(args: argparse.Namespace, console: Console) -> Shaper:
 
 
 def _rollout(args: argparse.Namespace) -> int:
-    need("openai", "rollout")
+    need("aiohttp", "rollout")
     from .inputs import read_inputs
     from .progress import LiveProgress
     from .run_dir import RunDir

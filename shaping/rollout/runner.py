@@ -67,9 +67,8 @@ async def roll_out(inputs: Inputs, shaper: Shaper, settings: RolloutSettings, ru
     native = settings.tool_format == "native"
     tools, schemas = shaper.tools(), (shaper.tool_schemas if native else None)
     prompts = [shaper.messages(r, include_tools=not native) for r in inputs.records]
-    client = ChatClient(settings)
 
-    async def worker() -> None:
+    async def worker(client: ChatClient) -> None:
         while not todo.empty():
             key = todo.get_nowait()
             done = await play(prompts[key[0]], client, tools, schemas, settings.max_turns,
@@ -81,9 +80,7 @@ async def roll_out(inputs: Inputs, shaper: Shaper, settings: RolloutSettings, ru
             if progress is not None:
                 progress.done(record)
 
-    try:
+    async with ChatClient(settings) as client:
         await client.check()
-        await asyncio.gather(*(worker() for _ in range(min(settings.concurrency, todo.qsize()))))
-    finally:
-        await client.close()
+        await asyncio.gather(*(worker(client) for _ in range(min(settings.concurrency, todo.qsize()))))
     return [finished[k] for k in sorted(finished)]

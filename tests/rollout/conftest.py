@@ -10,7 +10,7 @@ from planshape.validators.travelplanner.sample import sample_database, sample_pl
 from planshape.validators.travelplanner.store import open_store
 from planshape.validators.travelplanner.tools import ToolBox
 
-pytest.importorskip("openai", reason="the rollout needs the serve extra (openai)")
+pytest.importorskip("aiohttp", reason="the rollout needs the serve extra (aiohttp)")
 
 
 def write_jsonl(path: Path, rows: list) -> Path:

@@ -1,0 +1,172 @@
+"""What ``planshape rollout`` adds per turn over the server's own latency, at concurrency 32.
+
+    python benchmarks/bench_rollout.py [--trajectories 128] [--turns 12] [--latency-ms 100] [--concurrency 32]
+
+The scripted OpenAI-compatible server of the tests runs in its own process with a fixed latency per completion
+and measures its own time per completion (request body read to reply written). The harness (``roll_out``: the
+``openai`` client over HTTP, the agent loop, the toolbox, scoring with the monitor, the append to
+``results.jsonl``) plays ``--trajectories`` trajectories of ``--turns`` turns (tool calls, then a sample-world
+plan), C in flight. Per turn through the harness = (wall time - start-up) x C / turns, the start-up (endpoint
+check, prompts, reading the run directory) timed by a rerun with nothing left to do; minus the server's own time per
+completion, measured in the same run, it is what the harness adds (the server's HTTP parsing is charged to the
+harness). Target (issue 19): under 5 ms per turn.
+
+Also printed: the client's CPU time per turn, which bounds the turns per second one harness process drives (at
+concurrency C the server's latency must exceed C x that time, or the client becomes the bottleneck: with the
+defaults' 32 in flight, about 30 ms), and for reference the very same request bodies (rebuilt from the
+transcripts) sent by a bare asyncio HTTP/1.1 client.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))  # the scripted server lives with the tests
+
+from planshape.shaping import Shaper  # noqa: E402
+from planshape.shaping.rollout.inputs import read_inputs  # noqa: E402
+from planshape.shaping.rollout.run_dir import RunDir  # noqa: E402
+from planshape.shaping.rollout.runner import roll_out  # noqa: E402
+from planshape.shaping.rollout.settings import RolloutSettings  # noqa: E402
+from planshape.validators.travelplanner.sample import sample_plans, sample_queries  # noqa: E402
+
+TOOL_TURNS = [("get_cities", '{"state": "Eastvale"}'), ("search_restaurants", '{"city": "Lindenfield"}'),
+              ("calculator", '{"expression": "(474 + 346) * 2 + 3 * 95"}'),
+              ("search_flights", '{"origin": "Harborview", "destination": "Lindenfield", "date": "2022-03-10"}')]
+
+
+def serve(latency: float, turns: int) -> None:
+    """The server process: print its URL, then serve until killed."""
+    from tests.rollout.scripted_model import answer
+    from tests.rollout.scripted_server import ScriptedServer
+
+    plan = answer(json.loads(sample_plans().read_text().splitlines()[0])["plan"])
+
+    def script(request: dict, attempt: int) -> dict:
+        turn = sum(m["role"] == "assistant" for m in request["messages"])
+        if turn < turns - 1:
+            return {"tool_calls": [TOOL_TURNS[turn % len(TOOL_TURNS)]], "completion_tokens": 40}
+        return {"content": plan, "completion_tokens": 900}
+
+    with ScriptedServer(script, latency=latency) as server:
+        print(server.base_url, flush=True)
+        while True:
+            time.sleep(3600)
+
+
+def replayed_bodies(results: list[dict], prompts: list[list[dict]], tools: list[dict]) -> list[list[bytes]]:
+    """Per trajectory, the request bodies the harness sent: the prompt and the transcript before each reply."""
+    out = []
+    for record in results:
+        history, bodies = list(prompts[record["idx"]]), []
+        for message in record["transcript"][1:]:
+            if message["role"] == "assistant":
+                bodies.append(json.dumps({"model": "scripted", "messages": history, "temperature": 0.0,
+                                          "tools": tools}).encode())
+            history.append(message)
+        out.append(bodies)
+    return out
+
+
+async def bare_client(base_url: str, trajectories: list[list[bytes]], concurrency: int) -> None:
+    """Send each trajectory's bodies in order over keep-alive HTTP/1.1 connections, ``concurrency`` at a time."""
+    host, port = base_url.removeprefix("http://").split("/")[0].split(":")
+    queue = list(reversed(trajectories))
+
+    async def connection() -> None:
+        reader, writer = await asyncio.open_connection(host, int(port))
+        while queue:
+            for body in queue.pop():
+                writer.write(b"POST /v1/chat/completions HTTP/1.1\r\nHost: " + host.encode() + b"\r\nContent-Type: "
+                             b"application/json\r\nContent-Length: " + str(len(body)).encode() + b"\r\n\r\n" + body)
+                head = await reader.readuntil(b"\r\n\r\n")
+                length = next(int(line.split(b":")[1]) for line in head.split(b"\r\n")
+                              if line.lower().startswith(b"content-length:"))
+                json.loads(await reader.readexactly(length))
+        writer.close()
+
+    await asyncio.gather(*(connection() for _ in range(concurrency)))
+
+
+def stats(base_url: str) -> dict:
+    with urllib.request.urlopen(base_url.removesuffix("/v1") + "/stats") as response:
+        return json.loads(response.read())
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--trajectories", type=int, default=128)
+    parser.add_argument("--turns", type=int, default=12)
+    parser.add_argument("--latency-ms", type=float, default=100.0)
+    parser.add_argument("--concurrency", type=int, default=32)
+    parser.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.serve:
+        serve(args.latency_ms / 1000, args.turns)
+        return
+    server = subprocess.Popen([sys.executable, __file__, "--serve", "--latency-ms", str(args.latency_ms),
+                               "--turns", str(args.turns)], stdout=subprocess.PIPE, text=True, cwd=ROOT)
+    try:
+        base_url = server.stdout.readline().strip()
+        with tempfile.TemporaryDirectory() as tmp:
+            base = [json.loads(line) for line in sample_queries().read_text().splitlines()]
+            rows = [{**base[i % len(base)], "query": f"{base[i % len(base)]['query']} [{i}]"}
+                    for i in range(args.trajectories)]
+            queries = Path(tmp) / "queries.jsonl"
+            queries.write_text("".join(json.dumps(r) + "\n" for r in rows))
+            shaper = Shaper.from_mapping({"database": "sample", "total_steps": 1})
+            inputs = read_inputs(queries, None)
+            settings = RolloutSettings(base_url=base_url, model="scripted", concurrency=args.concurrency,
+                                       max_turns=args.turns + 1)
+            shaper.scorer  # noqa: B018 - open the sandbox before the clock starts, as a run does before its first turn
+            run_dir = RunDir(Path(tmp) / "run")
+            run_dir.prepare({"settings": settings.fingerprint()})
+            before = stats(base_url)
+            start, cpu = time.perf_counter(), time.process_time()
+            results = asyncio.run(roll_out(inputs, shaper, settings, run_dir))
+            wall, cpu = time.perf_counter() - start, time.process_time() - cpu
+            after = stats(base_url)
+            start = time.perf_counter()  # a rerun with nothing left to do: the per-run start-up alone
+            asyncio.run(roll_out(inputs, shaper, settings, run_dir))
+            startup = time.perf_counter() - start
+            prompts = [shaper.messages(r) for r in inputs.records]
+            bodies = replayed_bodies(results, prompts, shaper.tool_schemas)
+            start, bare_cpu = time.perf_counter(), time.process_time()
+            asyncio.run(bare_client(base_url, bodies, args.concurrency))
+            bare_wall, bare_cpu = time.perf_counter() - start, time.process_time() - bare_cpu
+            bare_after = stats(base_url)
+    finally:
+        server.kill()
+        server.wait()
+    turns = sum(r["turns"] for r in results)
+    completions = after["completions"] - before["completions"]
+    assert completions == turns and all(r["status"] == "answered" for r in results), "every turn must be answered"
+    server_ms = 1000 * (after["server_seconds"] - before["server_seconds"]) / completions
+    harness_ms = 1000 * (wall - startup) * args.concurrency / turns
+    bare_ms = 1000 * bare_wall * args.concurrency / turns
+    bare_server_ms = 1000 * (bare_after["server_seconds"] - after["server_seconds"]) / turns
+    added = harness_ms - server_ms
+    passed = sum(r["score"]["success"] for r in results)
+    print(f"{len(results)} trajectories x {args.turns} turns at concurrency {args.concurrency} "
+          f"({passed} plans passed): harness {wall:.2f} s (of which {1000 * startup:.0f} ms start-up, once per run), "
+          f"bare client {bare_wall:.2f} s")
+    print(f"server's own time per completion:       {server_ms:7.2f} ms (fixed latency {args.latency_ms:g} ms)")
+    print(f"per turn, through the harness:          {harness_ms:7.2f} ms")
+    print(f"reference, bare client: {bare_ms:.2f} ms per turn, server's own time {bare_server_ms:.2f} ms")
+    print(f"client CPU per turn: harness {1000 * cpu / turns:.2f} ms, bare client {1000 * bare_cpu / turns:.2f} ms "
+          f"(one harness process serves up to ~{turns / cpu:,.0f} turns/s)")
+    print(f"added by the harness per turn:          {added:7.2f} ms   (target < 5 ms: "
+          f"{'met' if added < 5 else 'NOT met'}); ratio {harness_ms / server_ms:.3f}x the server's own time")
+
+
+if __name__ == "__main__":
+    main()
