@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
 from typing import Any
 
@@ -50,7 +51,7 @@ def _rollout(args: argparse.Namespace) -> int:
     settings = RolloutSettings(
         base_url=args.base_url, model=args.model, concurrency=args.concurrency, max_turns=args.max_turns,
         temperature=args.temperature, samples=args.samples, max_tokens=args.max_tokens, tool_format=args.tool_format,
-        request_timeout_s=args.request_timeout, retries=args.retries, seed=args.seed,
+        request_timeout_s=args.request_timeout, retries=args.retries, seed=args.seed, extra_body=_json_object(args),
         api_key=os.environ.get("OPENAI_API_KEY") or "EMPTY")
     shaper = shaper_from(args, console)
     inputs = read_inputs(args.queries, args.split)
@@ -65,6 +66,15 @@ def _rollout(args: argparse.Namespace) -> int:
     summary = finish(run_dir, inputs, results, settings.samples, shaper.scorer.store, args.mode)
     print_summary(summary, run_dir, console, shaper.config.mode)
     return 0
+
+
+def _json_object(args: argparse.Namespace) -> dict[str, Any] | None:
+    if args.extra_body is None:
+        return None
+    try:
+        return json.loads(args.extra_body)
+    except ValueError as exc:
+        raise ValueError(f"--extra-body is not JSON ({exc})") from None
 
 
 def _mcp(args: argparse.Namespace) -> int:
@@ -98,6 +108,8 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     ro.add_argument("--samples", type=int, default=1, help="trajectories per query (default 1)")
     ro.add_argument("--max-tokens", type=int, help="generated tokens per turn (default: the server's)")
     ro.add_argument("--seed", type=int, help="sampling seed sent with every request")
+    ro.add_argument("--extra-body", metavar="JSON", help="more request fields, e.g. "
+                    "'{\"top_p\": 0.95, \"chat_template_kwargs\": {\"enable_thinking\": false}}'")
     ro.add_argument("--tool-format", choices=("native", "text"), default="native",
                     help="native: the API's tools= and tool_calls (needs the server's tool parser); text: the "
                          "tools in the system prompt and <tool_call> blocks parsed here")

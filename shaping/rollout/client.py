@@ -96,7 +96,8 @@ class ChatClient:
 
     async def complete(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None) -> Reply:
         s = self.settings
-        body: dict[str, Any] = {"model": s.model, "messages": messages, "temperature": s.temperature}
+        body: dict[str, Any] = {**(s.extra_body or {}), "model": s.model, "messages": messages,
+                                "temperature": s.temperature}
         if tools:
             body["tools"] = tools
         if s.max_tokens is not None:

@@ -30,6 +30,7 @@ class RolloutSettings:
     retries: int = 5
     api_key: str = "EMPTY"
     seed: int | None = None
+    extra_body: dict[str, Any] | None = None  # more request fields, e.g. {"top_p": 0.95} or chat_template_kwargs
 
     def __post_init__(self) -> None:
         if not self.base_url.startswith(("http://", "https://")):
@@ -47,13 +48,19 @@ class RolloutSettings:
             raise ValueError(f"--temperature must be a number in [0, 2], got {self.temperature!r}")
         if not (math.isfinite(self.request_timeout_s) and self.request_timeout_s > 0):
             raise ValueError(f"--request-timeout must be a positive number of seconds, got {self.request_timeout_s!r}")
+        if self.extra_body is not None:
+            if not isinstance(self.extra_body, dict):
+                raise ValueError(f"--extra-body must be a JSON object, got {type(self.extra_body).__name__}")
+            taken = sorted(set(self.extra_body) & {"model", "messages", "tools", "stream", "n"})
+            if taken:
+                raise ValueError(f"--extra-body may not set {taken}: the rollout sets them (or needs them unset)")
         if self.tool_format not in TOOL_FORMATS:
             raise ValueError(f"--tool-format must be one of {TOOL_FORMATS}, got {self.tool_format!r}")
 
     def fingerprint(self) -> dict[str, Any]:
         """The settings that decide a result (see the module docstring)."""
         keep = ("model", "max_turns", "temperature", "samples", "max_tokens", "tool_format", "max_calls_per_turn",
-                "seed")
+                "seed", "extra_body")
         return {k: v for k, v in asdict(self).items() if k in keep}
 
 

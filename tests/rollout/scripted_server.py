@@ -55,13 +55,16 @@ class ScriptedServer:
         self._thread.join(timeout=30)
 
     async def _start(self) -> None:
+        await self._start_on(0)
+
+    async def _start_on(self, port: int) -> None:
         app = web.Application(client_max_size=64 << 20)
         app.router.add_get("/v1/models", self._models)
         app.router.add_get("/stats", self._stats)
         app.router.add_post("/v1/chat/completions", self._complete)
         self._runner = web.AppRunner(app, access_log=None, shutdown_timeout=0.1)
         await self._runner.setup()
-        site = web.TCPSite(self._runner, "127.0.0.1", 0)
+        site = web.TCPSite(self._runner, "127.0.0.1", port)
         await site.start()
         self.port = site._server.sockets[0].getsockname()[1]
 
@@ -102,3 +105,41 @@ class ScriptedServer:
         self.completions += 1
         self.server_seconds += time.perf_counter() - start
         return reply
+
+
+def _demo(port: int) -> None:
+    """A stand-in for a served model (docs/rollout.md): one ``get_cities`` call, then the sample world's plan for
+    the query (the plan file's line of the same query text; the first such line)."""
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+    from planshape.validators.travelplanner.sample import sample_plans, sample_queries
+
+    from tests.rollout.scripted_model import answer
+
+    plans: dict[str, str] = {}
+    for query, plan in zip(sample_queries().read_text().splitlines(), sample_plans().read_text().splitlines(),
+                           strict=True):
+        text, days = json.loads(query)["query"], json.loads(plan)["plan"]
+        plans.setdefault(text, answer(days) if days else "I could not find a plan.")
+
+    def script(request: dict[str, Any], attempt: int) -> dict[str, Any]:
+        user = next(m["content"] for m in request["messages"] if m["role"] == "user")
+        if not any(m["role"] == "assistant" for m in request["messages"]):
+            return {"tool_calls": [("get_cities", '{"state": "Eastvale"}')]}
+        return {"content": plans.get(user, "I could not find a plan.")}
+
+    server = ScriptedServer(script)
+    server._thread.start()
+    asyncio.run_coroutine_threadsafe(server._start_on(port), server._loop).result(timeout=30)
+    print(f"scripted model 'scripted' at {server.base_url}", flush=True)
+    server._thread.join()
+
+
+if __name__ == "__main__":
+    import argparse
+
+    parser = argparse.ArgumentParser(description="a scripted OpenAI-compatible server answering the sample world")
+    parser.add_argument("--port", type=int, default=8011)
+    _demo(parser.parse_args().port)

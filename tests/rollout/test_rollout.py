@@ -195,3 +195,20 @@ def test_unreadable_replies_are_recorded_not_raised(tmp_path, sample_world, tool
     assert all("unreadable reply" in r["error"] or "HTTP" in r["error"] or "Error" in r["error"]
                for r in rows if r["status"] == "error")
     assert tool_messages(rows[2])[0].startswith("Error: unknown tool: a tool name is text")
+
+
+def test_extra_body_fields_reach_the_server(tmp_path, sample_world, capsys):
+    queries, records, plans = sample_world
+    write_jsonl(queries, records[:1])
+    seen = []
+
+    def script(request, attempt):
+        seen.append({k: request.get(k) for k in ("top_p", "chat_template_kwargs", "seed", "max_tokens")})
+        return {"content": answer(plans[0])}
+
+    with ScriptedServer(script) as server:
+        extra = '{"top_p": 0.5, "chat_template_kwargs": {"enable_thinking": false}}'
+        assert rollout(queries, server, tmp_path / "a", "--extra-body", extra, "--seed", "7", "--max-tokens", "64") == 0
+        assert seen == [{"top_p": 0.5, "chat_template_kwargs": {"enable_thinking": False}, "seed": 7, "max_tokens": 64}]
+        assert rollout(queries, server, tmp_path / "b", "--extra-body", '{"messages": []}') == 2
+        assert "--extra-body may not set ['messages']" in capsys.readouterr().err
