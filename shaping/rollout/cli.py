@@ -60,8 +60,13 @@ def _rollout(args: argparse.Namespace) -> int:
                      "queries": {"file": inputs.path.name, "sha256": inputs.digest, "rows": len(inputs.records)},
                      "metrics_mode": args.mode, "split": inputs.split})
     total = len(inputs.records) * settings.samples
-    with LiveProgress(total, not args.no_progress, console) as progress:
-        results = asyncio.run(roll_out(inputs, shaper, settings, run_dir, progress, args.retry_failed))
+    try:
+        with LiveProgress(total, not args.no_progress, console) as progress:
+            results = asyncio.run(roll_out(inputs, shaper, settings, run_dir, progress, args.retry_failed))
+    except KeyboardInterrupt:
+        console.print(f"interrupted: the finished trajectories are in {run_dir.path / 'results.jsonl'}; rerun the "
+                      "same command to resume")
+        return 130
     console.print(f"rollout: {progress.line()}")
     summary = finish(run_dir, inputs, results, settings.samples, shaper.scorer.store, args.mode)
     print_summary(summary, run_dir, console, shaper.config.mode)

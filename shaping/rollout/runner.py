@@ -80,6 +80,8 @@ async def roll_out(inputs: Inputs, shaper: Shaper, settings: RolloutSettings, ru
             if progress is not None:
                 progress.done(record)
 
+    if todo.empty():  # a finished run: nothing to ask the endpoint
+        return [finished[k] for k in sorted(finished)]
     async with ChatClient(settings) as client:
         await client.check()
         await asyncio.gather(*(worker(client) for _ in range(min(settings.concurrency, todo.qsize()))))
