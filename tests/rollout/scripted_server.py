@@ -4,9 +4,10 @@ on its own event loop in a background thread).
 ``script(request, attempt)`` decides each reply from the request body and how often this same request (same
 conversation so far) was seen: a reply ``{"content": ..., "tool_calls": [(name, arguments_text), ...]}``, an
 error ``{"status": 500}`` / ``{"status": 429}``, ``{"hang": seconds}`` (sleep, then answer the retry), or
-``{"raw": text}`` (a body that is not JSON). ``latency`` is added to every completion (an ``asyncio.sleep``: the
-requests in flight wait side by side, as on a serving engine); the server measures its own time per completion
-(handler entered to reply built), which ``bench_rollout`` compares with what the client sees.
+``{"raw": text}`` (a body that is not JSON). ``latency`` is added to every completion (an ``asyncio.sleep``:
+the requests in flight wait side by side, as on a serving engine), varied by up to ``jitter`` of itself. The
+server measures its own time per completion (handler entered to reply built), which ``bench_rollout``
+compares with what the client sees.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
+import random
 import threading
 import time
 from collections import Counter
@@ -30,8 +32,9 @@ def conversation_key(request: dict[str, Any]) -> str:
 
 
 class ScriptedServer:
-    def __init__(self, script: Script, model: str = "scripted", latency: float = 0.0):
-        self.script, self.model, self.latency = script, model, latency
+    def __init__(self, script: Script, model: str = "scripted", latency: float = 0.0, jitter: float = 0.0):
+        self.script, self.model, self.latency, self.jitter = script, model, latency, jitter
+        self._random = random.Random(0)
         self.attempts: Counter[str] = Counter()
         self.completions = 0
         self.server_seconds = 0.0
@@ -90,8 +93,8 @@ class ScriptedServer:
             return web.json_response(error, status=action["status"], headers={"retry-after-ms": "5"})
         if "raw" in action:
             return web.Response(text=action["raw"], content_type="application/json")
-        if self.latency:
-            await asyncio.sleep(self.latency)
+        if self.latency:  # jitter: latency x uniform(1 - j, 1 + j), seeded
+            await asyncio.sleep(self.latency * (1 + self.jitter * (2 * self._random.random() - 1)))
         calls = [{"id": f"call_{i}", "type": "function", "function": {"name": name, "arguments": arguments}}
                  for i, (name, arguments) in enumerate(action.get("tool_calls", []))]
         message: dict[str, Any] = {"role": "assistant", "content": action.get("content")}
