@@ -19,6 +19,7 @@ from planshape.validators.travelplanner.tools import ToolBox
 from .client import ChatClient, Reply, RequestFailed, ToolCall
 
 ANSWERED, MAX_TURNS, ERROR = "answered", "max_turns", "error"
+MAX_TEXT_CALLS = 64
 
 
 @dataclass
@@ -39,8 +40,8 @@ async def play(messages: list[dict[str, Any]], client: ChatClient, tools: ToolBo
                schemas: list[dict[str, Any]] | None, max_turns: int, max_calls: int) -> Trajectory:
     """Run the loop from the prompt ``messages``; ``schemas`` None selects text mode."""
     history = list(messages)
-    done = Trajectory(transcript=history[1:] if history and history[0].get("role") == "system" else history)
-    offset = len(history) - len(done.transcript)
+    offset = 1 if history and history[0].get("role") == "system" else 0  # the shared system prompt is not kept
+    done = Trajectory()
     while done.turns < max_turns:
         try:
             reply = await client.complete(history, schemas)
@@ -50,7 +51,7 @@ async def play(messages: list[dict[str, Any]], client: ChatClient, tools: ToolBo
         done.turns += 1
         done.prompt_tokens += reply.prompt_tokens
         done.completion_tokens += reply.completion_tokens
-        calls = reply.tool_calls if schemas is not None else _text_calls(reply.content, max_calls)
+        calls = reply.tool_calls if schemas is not None else _text_calls(reply.content)
         last = done.turns >= max_turns
         history.append(_assistant(reply, schemas is not None))
         if not calls or last:
@@ -70,8 +71,10 @@ async def play(messages: list[dict[str, Any]], client: ChatClient, tools: ToolBo
     return done
 
 
-def _text_calls(content: str, limit: int) -> list[ToolCall]:
-    calls = parse_tool_calls(content, limit)
+def _text_calls(content: str) -> list[ToolCall]:
+    """The reply's ``<tool_call>`` blocks, up to ``MAX_TEXT_CALLS``; past ``max_calls`` they get the native
+    mode's error answer."""
+    calls = parse_tool_calls(content, MAX_TEXT_CALLS)
     return [ToolCall(f"text_{i}", name, arguments) for i, (name, arguments) in enumerate(calls)]
 
 

@@ -212,3 +212,16 @@ def test_extra_body_fields_reach_the_server(tmp_path, sample_world, capsys):
         assert seen == [{"top_p": 0.5, "chat_template_kwargs": {"enable_thinking": False}, "seed": 7, "max_tokens": 64}]
         assert rollout(queries, server, tmp_path / "b", "--extra-body", '{"messages": []}') == 2
         assert "--extra-body may not set ['messages']" in capsys.readouterr().err
+
+
+def test_text_mode_answers_calls_past_the_cap_like_native_mode(tmp_path, sample_world):
+    queries, records, plans = sample_world
+    write_jsonl(queries, records[:1])
+    turns = {records[0]["query"]: [{"tool_calls": [("calculator", f'{{"expression": "{i} + 1"}}')
+                                                   for i in range(10)]}, {"content": answer(plans[0])}]}
+    with ScriptedServer(model(turns)) as server:
+        assert rollout(queries, server, tmp_path / "run", "--tool-format", "text") == 0
+    (row,) = results(tmp_path / "run")
+    responses = row["transcript"][2]["content"].split("</tool_response>")[:-1]
+    assert len(responses) == 10 and all("at most 8 tool calls" in r for r in responses[8:])
+    assert row["tool_calls"] == 8
