@@ -8,6 +8,7 @@ from pathlib import Path
 
 from planshape.shaping.cli import main
 from planshape.validators.travelplanner.plan_format import to_upstream
+from planshape.validators.travelplanner.tools import ToolBox
 
 from .conftest import write_jsonl
 from .scripted_model import answer, model
@@ -225,3 +226,22 @@ def test_text_mode_answers_calls_past_the_cap_like_native_mode(tmp_path, sample_
     responses = row["transcript"][2]["content"].split("</tool_response>")[:-1]
     assert len(responses) == 10 and all("at most 8 tool calls" in r for r in responses[8:])
     assert row["tool_calls"] == 8
+
+
+def test_the_training_config_sets_database_reward_mode_and_tool_limits(tmp_path, sample_world, toolbox, capsys):
+    queries, records, plans = sample_world
+    write_jsonl(queries, records[:1])
+    config = tmp_path / "planshape.yaml"
+    config.write_text("database: sample\nmode: official\ntools: {max_chars: 60}\nschedule: stage3\n"
+                      "total_steps: 500\n")
+    flight = json.dumps(FLIGHT)
+    turns = {records[0]["query"]: [{"tool_calls": [("search_flights", flight)]}, {"content": answer(plans[0])}]}
+    with ScriptedServer(model(turns)) as server:
+        assert main(["rollout", str(queries), "--base-url", server.base_url, "--model", "scripted", "-o",
+                     str(tmp_path / "run"), "--config", str(config), *FAST]) == 0
+    assert "reward (official mode): mean 1.000" in capsys.readouterr().out  # stage 3: the final pass alone
+    (row,) = results(tmp_path / "run")
+    assert tool_messages(row) == [ToolBox(toolbox.store, max_chars=60).call("search_flights", FLIGHT)]
+    assert len(tool_messages(row)[0]) <= 60
+    run = json.loads((tmp_path / "run" / "run.json").read_text())
+    assert run["planshape"]["mode"] == "official" and run["planshape"]["schedule"] == "stage3"
