@@ -7,7 +7,9 @@ import re
 import time
 
 import pytest
-from planshape.shaping.rollout.client import _backoff, _reply, _retry_after
+from hypothesis import given
+from hypothesis import strategies as st
+from planshape.shaping.rollout.client import RequestFailed, _backoff, _reply, _retry_after
 from planshape.shaping.rollout.settings import RolloutSettings
 
 BASE = {"base_url": "http://127.0.0.1:8000/v1", "model": "m"}
@@ -57,3 +59,19 @@ def test_a_reply_is_read_defensively():
         "usage": {"prompt_tokens": 5, "completion_tokens": -3}})
     assert reply.content == "" and reply.tool_calls[0].id == "call_0" and reply.tool_calls[0].name == "calculator"
     assert (reply.prompt_tokens, reply.completion_tokens) == (5, 0)
+
+
+JSON = st.recursive(st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=5),
+                    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(
+                        st.sampled_from(["choices", "message", "content", "tool_calls", "function", "name",
+                                         "arguments", "id", "usage", "finish_reason", "x"]), inner, max_size=4),
+                    max_leaves=12)
+
+
+@given(JSON)
+def test_any_json_reply_is_a_reply_or_a_failed_request(body):
+    try:
+        reply = _reply(body)
+    except RequestFailed:
+        return
+    assert isinstance(reply.content, str) and all(isinstance(c.id, str) for c in reply.tool_calls)
