@@ -6,11 +6,12 @@ import argparse
 import asyncio
 import json
 import os
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from planshape.shaping import Shaper, ShapingConfig
-from planshape.shaping.config import SAMPLE, as_mapping
 from rich.console import Console
+
+if TYPE_CHECKING:
+    from planshape.shaping import Shaper
 
 SERVE_EXTRA = "pip install 'planshape[serve]'"
 
@@ -26,6 +27,9 @@ def need(module: str, command: str) -> None:
 def shaper_from(args: argparse.Namespace, console: Console) -> Shaper:
     """The ``--config`` file's planshape settings with ``--database`` on top (the sample world when neither
     names one). A rollout trains nothing, so the α horizon a config for training must state defaults here."""
+    from planshape.shaping import Shaper, ShapingConfig  # on use: `planshape --help` stays quick
+    from planshape.shaping.config import SAMPLE, as_mapping
+
     settings: dict[str, Any] = dict(as_mapping(args.config)) if args.config else {}
     if args.database is not None:
         settings["database"] = args.database
