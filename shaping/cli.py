@@ -69,7 +69,6 @@ def _score(args: argparse.Namespace) -> int:
     from planshape.validators.travelplanner import sample
 
     from .bridge import Shaper
-    from .config import takes_alpha
     from .rollout_file import print_rollouts, read_rollouts, score_rollouts
 
     console = Console()
@@ -78,11 +77,7 @@ def _score(args: argparse.Namespace) -> int:
         console.print("[dim]no --database given: using the bundled sample world[/dim]")
         settings["database"] = "sample"
     shaper = Shaper.from_mapping(settings)
-    options = dict(shaper.config.estimator_options)
-    if takes_alpha(shaper.estimator):
-        options["alpha"] = shaper.alpha(args.step)
-    report = score_rollouts(read_rollouts(args.rollouts or sample.sample_dir() / "rollouts.jsonl"), shaper.scorer,
-                            shaper.estimator, args.step, **options)
+    report = score_rollouts(read_rollouts(args.rollouts or sample.sample_dir() / "rollouts.jsonl"), shaper, args.step)
     print_rollouts(report, console)
     _write_json(args, report, console)
     return 0

@@ -11,7 +11,9 @@ from collections.abc import Iterable
 from planshape.validators.travelplanner.evaluate import PlanResult, Status
 from planshape.validators.travelplanner.query import Query
 
-# Metric names, identical in every trainer's log (the facade prefixes them with ``planshape/``).
+PREFIX = "planshape/"  # every planshape metric is logged as PREFIX + its name, in every trainer
+
+# Metric names, identical in every trainer's log (the facade prefixes them with ``PREFIX``).
 COMPONENTS = ("schema", "cs_micro", "hard_micro", "cs_macro", "hard_macro", "pass")
 
 # Failure categories that do not name a check. A check's own category is "commonsense:<key>" / "hard:<key>".

@@ -27,12 +27,13 @@ from planshape.validators.travelplanner.plan_memo import PlanMemo
 from planshape.validators.travelplanner.query import Query
 from planshape.validators.travelplanner.sandbox import SandboxStore
 
+from .components import PREFIX
+
 UNATTRIBUTED = "unattributed"  # strict fails, official passes, and no single quirk flag explains it
 OFFICIAL_KEYS = (tuple(c.key for c in COMMONSENSE), tuple(c.key for c in HARD))
 # Per-sample metric names (the facade logs them under ``planshape/``); their batch means are the rates.
 MONITOR_METRICS = ("official_pass", "strict_pass", "exploit", *(f"exploit/{q}" for q in QUIRKS),
                    f"exploit/{UNATTRIBUTED}")
-PREFIX = "planshape/"
 
 
 @dataclass(frozen=True)

@@ -102,14 +102,6 @@ def estimators() -> dict[str, Any]:
     return _named(plugin_manager().hook.planshape_advantage_estimators, "advantage estimator")
 
 
-def estimator(name: str):
-    """The estimator registered under ``name``; an unknown name fails with the known ones."""
-    known = estimators()
-    if name not in known:
-        raise ValueError(f"unknown advantage estimator {name!r}; known: {sorted(known)}")
-    return known[name]
-
-
 def reward_components(result, query) -> dict[str, float]:
     return _merged(plugin_manager().hook.planshape_reward_components(result=result, query=query))
 

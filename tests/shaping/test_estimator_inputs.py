@@ -107,12 +107,10 @@ def test_direct_construction_is_checked_too():
     assert sparse.n_groups == 2  # no array sized by the largest code
 
 
-def test_token_advantages_rejects_string_success_and_nan_threshold():
+def test_token_advantages_rejects_string_success():
     mask = torch.tensor([[1, 1, 0], [1, 0, 0]])
     with pytest.raises(ValueError, match="success"):
         token_advantages(torch.tensor([1.0, 0.0]), mask, ["g", "g"], planpo, success=np.array(["False", "True"]))
-    with pytest.raises(ValueError, match="success_threshold"):
-        token_advantages(torch.tensor([1.0, 0.0]), mask, ["g", "g"], planpo, success_threshold=math.nan)
 
 
 # ------------------------------------------------------------------ PlanPO's per-index segments are compact

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from planshape.shaping import hookspecs, plugins
+from planshape.shaping import Shaper, hookspecs, plugins
 from planshape.shaping.advantages import Advantages, Rollouts
 from planshape.shaping.hookspecs import hookimpl
 from planshape.shaping.reward import Scorer
@@ -131,10 +131,11 @@ def test_hook_planshape_advantage_estimators(registered):
 
     registered(Flat(), "flat")
     r = Rollouts.build(["g", "g"], [1.0, 0.0], [True, False], [[3], [4, 5]])
-    assert plugins.estimator("flat")(r).per_turn.tolist() == [1.0, 1.0, 1.0]
+    flat_shaper = Shaper.from_mapping({"database": "sample", "estimator": "flat"})
+    assert flat_shaper.estimate(r, 0).per_turn.tolist() == [1.0, 1.0, 1.0]
     assert set(plugins.estimators()) >= {"grpo", "planpo", "flat"}
     with pytest.raises(ValueError, match="unknown advantage estimator 'ppo'"):
-        plugins.estimator("ppo")
+        Shaper.from_mapping({"database": "sample", "estimator": "ppo"})
 
     class Shadow:
         @hookimpl
