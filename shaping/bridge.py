@@ -14,6 +14,7 @@ first batch is step 0 (VERL ``global_steps - 1``, TRL ``trainer_state.global_ste
 
 from __future__ import annotations
 
+import argparse
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -29,7 +30,7 @@ from planshape.validators.travelplanner.tools import TOOL_SCHEMAS, ToolBox
 
 from . import plugins
 from .budget import Failed, run_with_budget, score_all
-from .components import COMPONENTS, ERROR, PASSED, PREFIX, failure_categories
+from .components import COMPONENTS, ERROR, NO_ANSWER, PASSED, PREFIX, failure_categories
 from .config import SAMPLE, ConfigError, ShapingConfig, as_mapping, takes_alpha
 from .hookspecs import hookimpl
 from .monitor import MONITOR_METRICS, NOT_CHECKED, Watch
@@ -47,8 +48,8 @@ if TYPE_CHECKING:
 ADVANTAGE_STATS = ("alpha", "adv_e_mean", "adv_e_std", "adv_s_mean", "adv_s_std", "turns_mean", "turns_max",
                    "turn_tokens_mean", "success_rate", "groups_multi_success")
 
-__all__ = ["ConfigError", "PREFIX", "SampleScore", "Shaper", "ShapingConfig", "TokenAdvantages", "as_mapping",
-           "hookimpl", "metric_name"]
+__all__ = ["ConfigError", "NO_ANSWER", "PASSED", "PREFIX", "SampleScore", "Shaper", "ShapingConfig", "TokenAdvantages",
+           "add_split_arguments", "as_mapping", "hookimpl", "metric_name"]
 
 
 def metric_name(key: str) -> str:
@@ -337,6 +338,18 @@ class Shaper:
         return TokenAdvantages(tokens, self._stats(result, turns, lengths, flags, index), result.trajectory,
                                result.per_turn, result.turn, turns, lengths, flags)
 
+    @staticmethod
+    def final_turns(mask: torch.Tensor) -> list[tuple[int, int] | None]:
+        """The ``[start, end)`` columns of each row's final assistant turn in a (B, L) assistant mask (the last
+        run of 1s; None for a row with no turn): where a trainer decodes the answer from."""
+        from .turns import turn_spans
+
+        spans = turn_spans(mask)
+        turns = spans.turns.tolist()
+        last = np.cumsum(turns) - 1
+        starts, ends = spans.starts.tolist(), spans.ends.tolist()
+        return [(starts[k], ends[k]) if t else None for t, k in zip(turns, last.tolist(), strict=True)]
+
     def _stats(self, result: Advantages, turns: np.ndarray, lengths: np.ndarray, success: np.ndarray,
                index: Sequence[Any] | np.ndarray) -> dict[str, float]:
         from .advantages import group_codes
@@ -398,6 +411,17 @@ class Shaper:
             "monitor": self.config.monitor, "log_dir": self.config.log_dir,
             "sample_budget_s": self.config.sample_budget_s, "workers": self.config.workers,
         }
+
+
+def add_split_arguments(parser: argparse.ArgumentParser, out_flag: str | None = None) -> None:
+    """The flags of Planner-R1's 180/45 re-split (``Shaper.split_queries``), the same in every adapter's data step.
+    ``out_flag``: where the validation rows go, for a data step that splits only when asked."""
+    if out_flag is not None:
+        parser.add_argument(out_flag, help="also split off validation rows (Planner-R1's re-split, stratified by "
+                            "level) and write them here")
+    parser.add_argument("--val-size", type=int, default=PLANNER_R1_VAL_SIZE,
+                        help=f"validation rows, stratified by level (default {PLANNER_R1_VAL_SIZE})")
+    parser.add_argument("--seed", type=int, default=0, help="the split's seed")
 
 
 def _step(step: Any) -> int:

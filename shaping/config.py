@@ -152,6 +152,16 @@ class ShapingConfig(_Section):
                 raise ValueError(f"success: {exc}") from None
         return self
 
+    @model_validator(mode="after")
+    def _stages_fit_the_run(self) -> ShapingConfig:
+        end = self.total_steps
+        late = [s for s in self.schedule_object().stages if end is not None and s.start >= end]
+        if late:
+            raise ValueError(f"schedule: stage {late[0].name!r} starts at step {late[0].start}, but the run ends after "
+                             f"total_steps={self.total_steps}, so it would never train; use a schedule whose stages "
+                             "start within the run (a custom {name, stages}), or a longer run")
+        return self
+
     def schedule_object(self) -> Schedule:
         return schedule_from_config(self.schedule, plugins.schedules())
 

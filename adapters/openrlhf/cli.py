@@ -10,7 +10,7 @@ import json
 import shutil
 from pathlib import Path
 
-from planshape.shaping.bridge import Shaper
+from planshape.shaping.bridge import Shaper, add_split_arguments
 
 from . import CONFIG_ENV
 
@@ -29,18 +29,27 @@ def write_files(out: Path, config: str) -> list[Path]:
     return [*written, target]
 
 
-def prepare_data(queries: Path, out: Path, config: str) -> int:
+def prepare_data(queries: Path, out: Path, config: str, val_out: Path | None = None, val_size: int = 45,
+                 seed: int = 0) -> int:
     """One JSONL row per query: ``prompt`` (the chat messages, tools described in the system prompt) for
     ``--data.input_key prompt --data.apply_chat_template``, and ``label`` (the record as JSON text) for
-    ``--data.label_key label``; a JSON string column keeps HF datasets from unifying the records' schemas."""
+    ``--data.label_key label``; a JSON string column keeps HF datasets from unifying the records' schemas.
+    With ``val_out``, Planner-R1's re-split: ``val_size`` queries go there (``--eval.dataset``)."""
     shaper = Shaper.from_mapping(config)
     records = shaper.read_queries(queries)
+    if val_out is not None:
+        records, val = shaper.split_queries(records, val_size, seed)
+        _write_prompts(shaper, val, val_out)
+    _write_prompts(shaper, records, out)
+    return len(records)
+
+
+def _write_prompts(shaper: Shaper, records: list, out: Path) -> None:
     out.parent.mkdir(parents=True, exist_ok=True)
     with out.open("w") as handle:
         for record in records:
             row = {"prompt": shaper.messages(record, include_tools=True), "label": json.dumps(record, default=str)}
             handle.write(json.dumps(row) + "\n")
-    return len(records)
 
 
 def _files(args: argparse.Namespace) -> int:
@@ -52,7 +61,8 @@ def _files(args: argparse.Namespace) -> int:
 
 
 def _prepare_data(args: argparse.Namespace) -> int:
-    count = prepare_data(Path(args.queries), Path(args.out), args.config)
+    count = prepare_data(Path(args.queries), Path(args.out), args.config,
+                         Path(args.val_out) if args.val_out else None, args.val_size, args.seed)
     print(f"{args.out}: {count} prompts (--data.input_key prompt --data.label_key label --data.apply_chat_template)")
     return 0
 
@@ -78,6 +88,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     data.add_argument("queries", help="TravelPlanner records (HF CSV/JSONL/JSON)")
     data.add_argument("-o", "--out", required=True, help="the JSONL to write (--data.prompt_dataset)")
     data.add_argument("--config", required=True, help="the planshape config of the run")
+    add_split_arguments(data, "--val-out")
     data.set_defaults(func=_prepare_data)
     check = commands.add_parser("check", help="check a launch on the head node: OpenRLHF's own parser and "
                                 "validation, what the setup hook requires, the planshape config")

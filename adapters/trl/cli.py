@@ -8,6 +8,8 @@ from __future__ import annotations
 import argparse
 import json
 
+from planshape.shaping.bridge import add_split_arguments
+
 DEFAULT_SHAPING = '{"database": "sample"}'
 
 
@@ -15,9 +17,13 @@ def _prepare_data(args: argparse.Namespace) -> int:
     from .config import run_shaper
     from .data import write_jsonl
 
-    shaper = run_shaper(args.shaping, 1)  # the prompt does not depend on α's horizon; any will do
+    shaper = run_shaper(args.shaping, 0)  # the prompt does not depend on the run's length
     records = shaper.read_queries(args.input)
-    count = write_jsonl(records[: args.limit] if args.limit else records, shaper, args.output)
+    records = records[: args.limit] if args.limit else records
+    if args.val_output:
+        records, val = shaper.split_queries(records, args.val_size, args.seed)
+        print(f"{write_jsonl(val, shaper, args.val_output)} validation rows written to {args.val_output}")
+    count = write_jsonl(records, shaper, args.output)
     print(f"{count} rows written to {args.output} (prompt {shaper.prompt_version}); "
           f"load with datasets.load_dataset('json', data_files='{args.output}')")
     return 0
@@ -47,6 +53,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     prep.add_argument("--output", required=True, help="JSONL file to write (columns: prompt, planshape_query)")
     prep.add_argument("--shaping", default=DEFAULT_SHAPING, help="planshape config file or inline YAML/JSON")
     prep.add_argument("--limit", type=int, default=None, help="keep only the first LIMIT queries")
+    add_split_arguments(prep, "--val-output")
     prep.set_defaults(func=_prepare_data)
 
     check = commands.add_parser("check", help="check the installed TRL and a planshape config; show what will run")

@@ -72,12 +72,8 @@ def _describe(shaper: Any, report: Report) -> dict:
     return info
 
 
-def _stages(shaper: Any) -> int:
-    return len(shaper.describe()["stages"])
-
-
 def _reward(cfg: Any, report: Report, estimator_config: Any) -> None:
-    from .settings import shaper_for, shaping_config, trainer_block
+    from .config import shaper_for, shaping_config, trainer_block
 
     manager = cfg.reward.reward_manager
     custom = cfg.reward.custom_reward_function
@@ -89,7 +85,7 @@ def _reward(cfg: Any, report: Report, estimator_config: Any) -> None:
         if custom.get("path"):
             report.warnings.append(f"reward.custom_reward_function.path={custom.path} is not used by the planshape "
                                    "reward manager (it scores with algorithm.planpo)")
-        if _stages(shaper_for(block)) > 1 and not cfg.trainer.get("use_v1", True):
+        if shaper_for(block).staged and not cfg.trainer.get("use_v1", True):
             report.errors.append("a staged schedule needs the training step in the reward, which VERL 0.9 provides "
                                  "only in the V1 trainer: set trainer.use_v1=true or use a one-stage schedule")
         return
@@ -106,7 +102,7 @@ def _reward(cfg: Any, report: Report, estimator_config: Any) -> None:
                                  "compute_score")
         if manager.name not in ("naive",):
             report.warnings.append(f"reward manager {manager.name!r}: only 'naive' passes num_turns and tool fields")
-        if _stages(shaper_for(block)) > 1:
+        if shaper_for(block).staged:
             if kwargs.get("step") is None:
                 report.errors.append("a staged schedule with compute_score under the naive manager would get no "
                                      "step: use reward.reward_manager.name=planshape")
@@ -160,14 +156,14 @@ def check(overrides: list[str]) -> Report:
 
     _entry_point(report)
     cfg = compose(overrides)
-    from .settings import shaper_for, shaping_config, trainer_block
+    from .config import shaper_for, shaping_config, trainer_block
 
     estimator = cfg.algorithm.adv_estimator
     report.lines.append(f"advantage estimator: {estimator}")
     estimator_config = None
     try:
         if cfg.algorithm.get("planpo") is not None or estimator == "planpo":
-            estimator_config = shaping_config(trainer_block(cfg))
+            estimator_config = shaping_config(trainer_block(cfg), cfg.trainer.get("total_training_steps"))
             _describe(shaper_for(trainer_block(cfg)), report)
             if estimator_config.database == "sample":
                 report.warnings.append("algorithm.planpo.database=sample: rewards and tools use the bundled sample "

@@ -5,15 +5,13 @@ and the query, from the facade), ``data_source``, ``agent_name`` (``tool_agent``
 ``reward_model.ground_truth`` (the query's constraints as JSON text: parquet would otherwise unify the nested
 dicts of all rows and add null keys) and ``extra_info`` (split, index, level, prompt version). The tools are
 stateless over one sandbox per worker, so rows carry no per-row tool kwargs. Planner-R1 merged the official
-45 train and 180 validation queries and re-split them 180/45 keeping the difficulty mix; ``split_rows`` does
-that (stratified by ``level``, seeded).
+45 train and 180 validation queries and re-split them 180/45 keeping the difficulty mix; ``prepare`` does
+that (``Shaper.split_queries``: stratified by ``level``, seeded).
 """
 
 from __future__ import annotations
 
 import json
-import random
-from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -42,28 +40,6 @@ def to_row(shaper: Any, record: Mapping[str, Any], split: str, index: int) -> di
     }
 
 
-def split_rows(records: Sequence[Mapping[str, Any]], val_size: int, seed: int) -> tuple[list, list]:
-    """A seeded split with ``val_size`` validation rows, drawn per ``level`` in proportion (largest remainder)."""
-    if not 0 <= val_size <= len(records):
-        raise ValueError(f"--val-size {val_size} is outside 0..{len(records)} (the number of usable queries)")
-    rng = random.Random(seed)
-    by_level: dict[str, list[int]] = defaultdict(list)
-    for i, r in enumerate(records):
-        by_level[str(r.get("level", ""))].append(i)
-    quota = {lvl: val_size * len(ix) / len(records) for lvl, ix in by_level.items()} if records else {}
-    take = {lvl: int(q) for lvl, q in quota.items()}
-    for lvl in sorted(quota, key=lambda k: (take[k] - quota[k], k))[: val_size - sum(take.values())]:
-        take[lvl] += 1
-    val: set[int] = set()
-    for lvl in sorted(by_level):
-        ix = by_level[lvl][:]
-        rng.shuffle(ix)
-        val.update(ix[: take[lvl]])
-    order = list(range(len(records)))
-    rng.shuffle(order)
-    return [records[i] for i in order if i not in val], [records[i] for i in order if i in val]
-
-
 def prepare(shaper: Any, queries: Sequence[str | Path], out_dir: str | Path, val_size: int = 45,
             seed: int = 0) -> dict[str, Any]:
     """Read the query files (each row validated by the facade; a bad row raises with its number and reason),
@@ -73,7 +49,7 @@ def prepare(shaper: Any, queries: Sequence[str | Path], out_dir: str | Path, val
     records: list[Mapping[str, Any]] = []
     for path in queries:
         records.extend(shaper.read_queries(path))
-    train, val = split_rows(records, val_size, seed)
+    train, val = shaper.split_queries(records, val_size, seed)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     written = {}

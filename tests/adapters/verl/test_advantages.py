@@ -12,7 +12,7 @@ import numpy as np
 import torch
 from omegaconf import OmegaConf
 from planshape.adapters.verl import advantages as planpo
-from planshape.adapters.verl.settings import shaper_for
+from planshape.adapters.verl.config import shaper_for
 from planshape.shaping.bridge import ConfigError
 from verl import DataProto
 from verl.trainer.ppo.ray_trainer import compute_advantage

@@ -16,7 +16,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from planshape.shaping.bridge import ConfigError, Shaper, ShapingConfig
+from planshape.shaping.bridge import ConfigError, Shaper, ShapingConfig, as_mapping
 
 BLOCK = "planpo"  # the key under ``algorithm``
 FILE_KEY = "config"
@@ -44,20 +44,19 @@ def block_mapping(block: Any) -> dict[str, Any]:
     path = merged.pop(FILE_KEY, None)
     if path is None:
         return merged
-    from omegaconf import OmegaConf
-
     file = Path(str(path)).expanduser()
     if not file.is_file():
         raise ConfigError(f"{BLOCK}.{FILE_KEY}: no planshape config file at {file}")
-    base = OmegaConf.to_container(OmegaConf.load(file), resolve=True)
+    base = as_mapping(file)
     if not isinstance(base, Mapping):
         raise ConfigError(f"{BLOCK}.{FILE_KEY}: {file} does not hold a mapping")
     return {**base, **merged}
 
 
-def shaping_config(block: Any) -> ShapingConfig:
-    """The validated ``ShapingConfig`` of a block; every mistake raises ``ConfigError`` naming the field."""
-    return ShapingConfig.from_mapping(block_mapping(block))
+def shaping_config(block: Any, total_training_steps: int | None = None) -> ShapingConfig:
+    """The validated ``ShapingConfig`` of a block; every mistake raises ``ConfigError`` naming the field.
+    ``total_training_steps``: VERL's ``trainer.total_training_steps`` when set, which ``total_steps`` must equal."""
+    return ShapingConfig.from_mapping(block_mapping(block), total_training_steps, "trainer.total_training_steps")
 
 
 @lru_cache(maxsize=8)
