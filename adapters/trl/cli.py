@@ -8,16 +8,15 @@ from __future__ import annotations
 import argparse
 import json
 
-from planshape.shaping.bridge import add_split_arguments
+from planshape.shaping.bridge import Shaper, add_split_arguments, as_mapping
 
 DEFAULT_SHAPING = '{"database": "sample"}'
 
 
 def _prepare_data(args: argparse.Namespace) -> int:
-    from .config import run_shaper
     from .data import write_jsonl
 
-    shaper = run_shaper(args.shaping, 0)  # the prompt does not depend on the run's length
+    shaper = Shaper.from_mapping({"total_steps": 1, **as_mapping(args.shaping)})  # prompts ignore the run's length
     records = shaper.read_queries(args.input)
     records = records[: args.limit] if args.limit else records
     if args.val_output:

@@ -91,3 +91,10 @@ def test_a_bad_config_fails_when_the_file_is_loaded(tmp_path, monkeypatch):
 def test_rewards_are_tensors_openrlhf_can_stack(stage1_config, passing):
     out = make_reward_func(stage1_config)([PROMPT + passing[0]], [PROMPT], [json.dumps(passing[1])])
     assert isinstance(out["rewards"], torch.Tensor) and out["rewards"].shape == (1,)
+
+
+@pytest.mark.parametrize("label", ["not json", json.dumps({"query": "x"})])
+def test_an_unscorable_sample_is_counted_under_exactly_one_failure_category(executor, tokenizer, label):
+    out = rollout(executor, tokenizer, "<answer>[]</answer>", label)
+    failures = {k: v for k, v in out["extra_logs"].items() if k.startswith("planshape/failure/")}
+    assert sum(failures.values()) == 1.0 and failures["planshape/failure/error"] == 1.0

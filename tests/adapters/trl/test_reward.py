@@ -102,3 +102,15 @@ def test_name_and_pickle(reward, sample_rollouts):
     texts, queries = answers(sample_rollouts)
     assert copy(prompts=[""] * 8, completions=texts, planshape_query=queries) == \
         reward(prompts=[""] * 8, completions=texts, planshape_query=queries)
+
+
+def test_failure_and_reason_reach_trl_completions_table(reward, sample_rollouts):
+    """TRL's ``log_extra``: one value per completion, the countable failure and its reason."""
+    texts, queries = answers(sample_rollouts)
+    columns: dict[str, list] = {}
+    reward(prompts=[""] * len(texts), completions=texts, planshape_query=queries,
+           log_extra=lambda column, values: columns.setdefault(column, []).extend(values))
+    assert set(columns) == {"planshape/failure", "planshape/reason"}
+    assert len(columns["planshape/failure"]) == len(texts) == len(columns["planshape/reason"])
+    assert columns["planshape/failure"][:4] == ["pass", "pass", "commonsense:is_valid_restaurants", "no_answer"]
+    assert columns["planshape/reason"][0] == "" and columns["planshape/reason"][3]

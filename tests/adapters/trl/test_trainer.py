@@ -154,6 +154,8 @@ def test_start_up_errors_name_the_fix(shaper, tokenizer, sample_records, tmp_pat
     with pytest.raises(ConfigError, match="sum_then_normalize"):
         make_trainer(PlanPOTrainer, shaper, tokenizer, sample_records, tmp_path,
                      multi_objective_aggregation="normalize_then_sum")
+    with pytest.raises(ConfigError, match="GRPOConfig.max_steps runs 3 optimizer steps"):
+        make_trainer(PlanPOTrainer, shaper, tokenizer, sample_records, tmp_path, max_steps=3)  # total_steps: 2
     grpo = Shaper.from_mapping({"database": "sample", "estimator": "grpo"})
     with pytest.raises(ConfigError, match="scale_rewards='batch'"):
         make_trainer(PlanPOTrainer, grpo, tokenizer, sample_records, tmp_path,
