@@ -21,7 +21,7 @@ import time
 import numpy as np
 import torch
 from planshape.shaping.advantages import grpo, planpo
-from planshape.shaping.token_level import token_advantages
+from planshape.shaping.advantages.tokens import token_advantages
 
 PROMPTS, ROLLOUTS, LENGTH = 16, 8, 30_500
 RATIO_TARGET, GROWTH_TARGET, RATIO_TURNS = 1.3, 2.5, 120

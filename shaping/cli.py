@@ -12,7 +12,7 @@ from pathlib import Path
 
 from rich.console import Console
 
-from .report.cli import add_plots_argument, add_report_parser
+from .observe.report.cli import add_plots_argument, add_report_parser
 
 ADAPTERS = ("verl", "trl", "openrlhf")  # each may add a command group through planshape.adapters.<name>.cli
 
@@ -51,7 +51,7 @@ def _evaluate(args: argparse.Namespace) -> int:
     print_report(report, console)
     _write_json(args, report, console)
     if args.plots:
-        from .report.cli import write_submission_plots
+        from .observe.report.cli import write_submission_plots
 
         written = write_submission_plots(report, args.plots)
         console.print(f"figures written to {args.plots}: {', '.join(p.name for p in written.values())}")
@@ -68,7 +68,7 @@ def _schema(args: argparse.Namespace) -> int:
 def _score(args: argparse.Namespace) -> int:
     from planshape.validators.travelplanner import sample
 
-    from .bridge import Shaper
+    from .facade import Shaper
     from .rollout_file import print_rollouts, read_rollouts, score_rollouts
 
     console = Console()
@@ -145,7 +145,7 @@ def _config_schema(args: argparse.Namespace) -> int:
 def _config_check(args: argparse.Namespace) -> int:
     from rich.table import Table
 
-    from .bridge import Shaper
+    from .facade import Shaper
 
     shaper = Shaper.from_mapping(Path(args.file))
     info = shaper.describe()

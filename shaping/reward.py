@@ -24,7 +24,7 @@ from planshape.validators.travelplanner.sandbox import SandboxStore
 
 from . import plugins
 from .components import COMPONENTS, ERROR, NO_ANSWER, PASSED, SCHEMA, first_failure
-from .monitor import Monitor, Watch
+from .observe.monitor import Monitor, Watch
 from .schedules import Schedule, schedule_from_config
 
 

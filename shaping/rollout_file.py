@@ -19,7 +19,7 @@ from .advantages import Rollouts
 from .reward import failure_counts
 
 if TYPE_CHECKING:
-    from .bridge import Shaper
+    from .facade import Shaper
 
 
 def read_rollouts(path: str | Path) -> list[dict[str, Any]]:

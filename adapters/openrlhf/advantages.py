@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 import torch
-from planshape.shaping.bridge import ConfigError, Shaper
+from planshape.shaping.facade import ConfigError, Shaper
 
 from .config import global_steps, shaper_from_env
 from .version import check_openrlhf

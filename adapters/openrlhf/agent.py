@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import torch
-from planshape.shaping.bridge import NO_ANSWER, SampleScore, Shaper, metric_name
+from planshape.shaping.facade import NO_ANSWER, SampleScore, Shaper, metric_name
 
 from .config import rollout_shaper, shaper_for
 from .reward import ROLLOUT_STEP

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 from unittest import mock
 
-from planshape.shaping.bridge import ConfigError
+from planshape.shaping.facade import ConfigError
 
 from .advantages import check_trainer_args
 from .config import global_steps, shaper_for

@@ -10,7 +10,7 @@ import json
 import shutil
 from pathlib import Path
 
-from planshape.shaping.bridge import Shaper, add_split_arguments
+from planshape.shaping.facade import Shaper, add_split_arguments
 
 from . import CONFIG_ENV
 

@@ -14,7 +14,7 @@ import os
 from functools import lru_cache
 from typing import Any
 
-from planshape.shaping.bridge import ConfigError, Shaper
+from planshape.shaping.facade import ConfigError, Shaper
 
 from . import CONFIG_ENV, SETUP_HOOK
 

@@ -18,7 +18,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import torch
-from planshape.shaping.bridge import SampleScore, Shaper
+from planshape.shaping.facade import SampleScore, Shaper
 
 from .config import rollout_shaper
 from .version import check_openrlhf

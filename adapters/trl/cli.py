@@ -8,7 +8,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from planshape.shaping.bridge import Shaper, add_split_arguments, as_mapping
+from planshape.shaping.facade import Shaper, add_split_arguments, as_mapping
 
 DEFAULT_SHAPING = '{"database": "sample"}'
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from planshape.shaping.bridge import Shaper
+from planshape.shaping.facade import Shaper
 
 
 def run_shaper(source: str | Mapping[str, Any], max_steps: int) -> Shaper:

@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from planshape.shaping.bridge import Shaper
+from planshape.shaping.facade import Shaper
 
 from .reward import QUERY_COLUMN
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from planshape.shaping.bridge import PASSED, Shaper, metric_name
+from planshape.shaping.facade import PASSED, Shaper, metric_name
 
 QUERY_COLUMN = "planshape_query"
 FAILURE_COLUMN, REASON_COLUMN = metric_name("failure"), metric_name("reason")

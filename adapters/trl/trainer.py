@@ -26,7 +26,7 @@ from .check import check_trl
 check_trl()  # before anything of TRL is imported: a missing or unsupported TRL says what to install
 
 import torch  # noqa: E402
-from planshape.shaping.bridge import ConfigError, Shaper  # noqa: E402
+from planshape.shaping.facade import ConfigError, Shaper  # noqa: E402
 from trl import GRPOTrainer  # noqa: E402
 
 from .reward import PlanshapeReward  # noqa: E402

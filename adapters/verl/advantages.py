@@ -22,7 +22,7 @@ check_version()  # a clear message outside VERL 0.9.x, before VERL's own imports
 
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
-from planshape.shaping.bridge import Shaper  # noqa: E402
+from planshape.shaping.facade import Shaper  # noqa: E402
 
 from .config import algorithm_block, shaper_for  # noqa: E402
 

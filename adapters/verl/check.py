@@ -148,7 +148,7 @@ def _tools(cfg: Any, report: Report, max_chars: int | None) -> None:
 
 def check(overrides: list[str]) -> Report:
     """Everything ``planshape verl check`` verifies; raises ValueError only when the config cannot compose."""
-    from planshape.shaping.bridge import ConfigError
+    from planshape.shaping.facade import ConfigError
 
     report = Report()
     report.lines.append(f"verl {check_version()}")

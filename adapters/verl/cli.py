@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from planshape.shaping.bridge import add_split_arguments
+from planshape.shaping.facade import add_split_arguments
 
 
 def _prepare(args: argparse.Namespace) -> int:

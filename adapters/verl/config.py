@@ -16,7 +16,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from planshape.shaping.bridge import ConfigError, Shaper, ShapingConfig, as_mapping
+from planshape.shaping.facade import ConfigError, Shaper, ShapingConfig, as_mapping
 
 BLOCK = "planpo"  # the key under ``algorithm``
 FILE_KEY = "config"

@@ -26,7 +26,7 @@ from .version import check_version
 
 check_version()  # a clear message outside VERL 0.9.x, before VERL's own imports can fail obscurely
 
-from planshape.shaping.bridge import Shaper  # noqa: E402
+from planshape.shaping.facade import Shaper  # noqa: E402
 from verl import DataProto  # noqa: E402
 from verl.experimental.reward_loop.reward_manager.base import RewardManagerBase  # noqa: E402
 

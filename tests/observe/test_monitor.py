@@ -8,7 +8,7 @@ from __future__ import annotations
 import copy
 
 import pytest
-from planshape.shaping.monitor import MONITOR_METRICS, NOT_CHECKED, UNATTRIBUTED, Monitor, Watch, batch_rates
+from planshape.shaping.observe.monitor import MONITOR_METRICS, NOT_CHECKED, UNATTRIBUTED, Monitor, Watch, batch_rates
 from planshape.validators.travelplanner.evaluate import check_plan
 from planshape.validators.travelplanner.lookups import SharedLookups
 from planshape.validators.travelplanner.modes import QUIRKS

@@ -9,7 +9,7 @@ import pytest
 import torch
 from hypothesis import given, settings
 from planshape.shaping.advantages import Rollouts, grpo, planpo, segment_normalise
-from planshape.shaping.token_level import token_advantages
+from planshape.shaping.advantages.tokens import token_advantages
 
 from .test_advantages import batches
 
@@ -154,7 +154,7 @@ def test_tensors_are_accepted_for_every_per_trajectory_field():
 
 
 def test_the_facade_refuses_text_success_flags():
-    from planshape.shaping.bridge import Shaper
+    from planshape.shaping.facade import Shaper
 
     shaper = Shaper.from_mapping({"database": "sample", "total_steps": 100})
     mask = torch.tensor([[1, 1, 0], [1, 0, 0]])

@@ -13,8 +13,8 @@ from openrlhf.trainer.ray.vllm_engine import _load_agent_executor
 from openrlhf_harness import ScriptedEngine, sampling_params
 from planshape.adapters.openrlhf import CONFIG_ENV
 from planshape.adapters.openrlhf.agent import TOOL_CALLS, TURNS, parse_tool_calls
-from planshape.shaping.bridge import Shaper
-from planshape.shaping.turns import turn_spans
+from planshape.shaping.advantages.turns import turn_spans
+from planshape.shaping.facade import Shaper
 
 PROMPT = "<|im_start|>user\nPlan my trip.<|im_end|>\n<|im_start|>assistant\n"
 

@@ -12,8 +12,8 @@ from planshape.adapters.openrlhf import CONFIG_ENV, SETUP_HOOK
 from planshape.adapters.openrlhf.advantages import check_trainer_args
 from planshape.adapters.openrlhf.check import parse_launch
 from planshape.adapters.openrlhf.config import runtime_env
-from planshape.shaping.bridge import ConfigError, Shaper
 from planshape.shaping.cli import main
+from planshape.shaping.facade import ConfigError, Shaper
 
 SCRIPTS = {"grpo.sh": ("reward", "grpo"), "agent.sh": ("agent", "grpo"), "planpo.sh": ("agent", "planpo")}
 

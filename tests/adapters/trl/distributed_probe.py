@@ -17,7 +17,7 @@ def main(out: Path) -> None:
     import torch
     from planshape.adapters.trl import PlanPOTrainer, PlanshapeReward, planner_tools, to_dataset
     from planshape.adapters.trl.tiny import tiny_model, tiny_tokenizer
-    from planshape.shaping.bridge import Shaper
+    from planshape.shaping.facade import Shaper
     from planshape.validators.travelplanner.sample import sample_dir
     from trl import GRPOConfig
 

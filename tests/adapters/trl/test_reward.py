@@ -52,7 +52,7 @@ def test_conversational_completions_read_the_last_assistant_message(reward, samp
 
 def test_step_comes_from_trainer_state(sample_rollouts):
     from planshape.adapters.trl.reward import PlanshapeReward
-    from planshape.shaping.bridge import Shaper
+    from planshape.shaping.facade import Shaper
 
     staged = PlanshapeReward(Shaper.from_mapping({"database": "sample", "schedule": "curriculum-8b",
                                                   "total_steps": 500}))

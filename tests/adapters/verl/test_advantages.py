@@ -13,7 +13,7 @@ import torch
 from omegaconf import OmegaConf
 from planshape.adapters.verl import advantages as planpo
 from planshape.adapters.verl.config import shaper_for
-from planshape.shaping.bridge import ConfigError
+from planshape.shaping.facade import ConfigError
 from verl import DataProto
 from verl.trainer.ppo.ray_trainer import compute_advantage
 from verl.trainer.ppo.v1.utils import compute_advantage_for_multi_trajectories

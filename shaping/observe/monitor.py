@@ -27,7 +27,7 @@ from planshape.validators.travelplanner.plan_memo import PlanMemo
 from planshape.validators.travelplanner.query import Query
 from planshape.validators.travelplanner.sandbox import SandboxStore
 
-from .components import PREFIX
+from .metric_names import PREFIX
 
 UNATTRIBUTED = "unattributed"  # strict fails, official passes, and no single quirk flag explains it
 OFFICIAL_KEYS = (tuple(c.key for c in COMMONSENSE), tuple(c.key for c in HARD))

@@ -30,14 +30,15 @@ from planshape.validators.travelplanner.tools import TOOL_SCHEMAS, ToolBox
 
 from . import plugins
 from .budget import Failed, run_with_budget, score_all
-from .components import COMPONENTS, ERROR, NO_ANSWER, PASSED, PREFIX, failure_categories
+from .components import COMPONENTS, ERROR, NO_ANSWER, PASSED, failure_categories
 from .config import SAMPLE, ConfigError, ShapingConfig, as_mapping, takes_alpha
 from .hookspecs import hookimpl
-from .monitor import MONITOR_METRICS, NOT_CHECKED, Watch
+from .observe.metric_names import ADVANTAGE_STATS, PREFIX, metric_name
+from .observe.monitor import MONITOR_METRICS, NOT_CHECKED, Watch
+from .observe.sample_log import SampleLog
+from .observe.verdict_log import CHECK_KEYS, NOT_RUN, verdict_code
 from .reward import RewardResult, Scorer
-from .sample_log import SampleLog
 from .splits import PLANNER_R1_VAL_SIZE, split_queries
-from .verdict_log import CHECK_KEYS, NOT_RUN, verdict_code
 
 if TYPE_CHECKING:
     import torch
@@ -45,16 +46,10 @@ if TYPE_CHECKING:
     from .advantages import Advantages, Rollouts
     from .scoring_pool import ScoringPool
 
-ADVANTAGE_STATS = ("alpha", "adv_e_mean", "adv_e_std", "adv_s_mean", "adv_s_std", "turns_mean", "turns_max",
-                   "turn_tokens_mean", "success_rate", "groups_multi_success")
 
 __all__ = ["ConfigError", "NO_ANSWER", "PASSED", "PREFIX", "SampleScore", "Shaper", "ShapingConfig", "TokenAdvantages",
            "add_split_arguments", "as_mapping", "hookimpl", "metric_name"]
 
-
-def metric_name(key: str) -> str:
-    """A metric's logged name: every planshape metric, in every trainer, is ``planshape/<key>``."""
-    return f"{PREFIX}{key}"
 
 
 @dataclass(frozen=True)
@@ -320,8 +315,8 @@ class Shaper:
                    success: Sequence[bool] | np.ndarray | None = None) -> TokenAdvantages:
         """Per-token advantages of a batch: ``scores`` (B,), ``mask`` (B, L) assistant tokens, ``index`` (B,)
         group ids (any hashable; groups need not be contiguous), ``success`` (B,) or read from the scores."""
-        from .estimator_inputs import success_flags
-        from .token_level import token_advantages, turn_spans  # torch only when advantages are asked for
+        from .advantages.inputs import success_flags
+        from .advantages.tokens import token_advantages, turn_spans  # torch only when advantages are asked for
 
         step = _step(step)
         reward = np.asarray(scores.detach().double().cpu() if hasattr(scores, "detach") else scores,
@@ -342,7 +337,7 @@ class Shaper:
     def final_turns(mask: torch.Tensor) -> list[tuple[int, int] | None]:
         """The ``[start, end)`` columns of each row's final assistant turn in a (B, L) assistant mask (the last
         run of 1s; None for a row with no turn): where a trainer decodes the answer from."""
-        from .turns import turn_spans
+        from .advantages.turns import turn_spans
 
         spans = turn_spans(mask)
         turns = spans.turns.tolist()
@@ -352,7 +347,7 @@ class Shaper:
 
     def _stats(self, result: Advantages, turns: np.ndarray, lengths: np.ndarray, success: np.ndarray,
                index: Sequence[Any] | np.ndarray) -> dict[str, float]:
-        from .advantages import group_codes
+        from .advantages.inputs import group_codes
 
         groups = group_codes(index)
         per_group = np.bincount(groups, weights=success.astype(np.float64))

@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from .advantages import Advantages, Estimator, Rollouts, group_codes
+from .estimators import Advantages, Estimator, Rollouts, group_codes
 from .turns import TurnSpans, broadcast, torch, turn_spans  # turns says how to install torch when it is missing
 
 

@@ -14,8 +14,8 @@ from typing import Any
 
 import numpy as np
 
-from . import estimator_inputs as inputs
-from .estimator_inputs import group_codes
+from . import inputs
+from .inputs import group_codes
 
 __all__ = ["Advantages", "Rollouts", "grpo", "group_codes", "planpo", "segment_normalise"]
 
