@@ -1,7 +1,7 @@
 """PlanPO inside OpenRLHF: a wrapper of ``RemoteExperienceMaker.compute_advantages_and_returns``.
 
 OpenRLHF 0.11 chooses its estimator from a fixed list and has no registry, so the run keeps a valid built-in
-estimator (``group_norm``) and this wrapper, installed in the trainer actor by ``setup_hook``:
+estimator (``group_norm``) and this wrapper, installed in the trainer actor by ``register``:
 
 1. rescores every sample at the trainer's step (the rollout side cannot know it), so a staged schedule follows
    training and the logged metrics are the ones the advantages use;
@@ -25,9 +25,9 @@ import torch
 from planshape.shaping.facade import ConfigError, Shaper
 
 from .config import global_steps, shaper_from_env
-from .version import check_openrlhf
+from .version import check_version
 
-check_openrlhf()
+check_version()
 
 STEP = "_planshape_step"
 SHAPER = "_planshape_shaper"

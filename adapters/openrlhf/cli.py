@@ -1,4 +1,5 @@
-"""``planshape openrlhf ...``: write the files OpenRLHF loads by path and its prompt dataset, check a launch.
+"""``planshape openrlhf ...``: write the files OpenRLHF loads by path and its prompt dataset (``data.py``), check
+a launch (``check.py``).
 
 ``files`` and ``prepare-data`` import neither OpenRLHF nor torch: they run wherever the data is prepared.
 """
@@ -29,29 +30,6 @@ def write_files(out: Path, config: str) -> list[Path]:
     return [*written, target]
 
 
-def prepare_data(queries: Path, out: Path, config: str, val_out: Path | None = None, val_size: int = 45,
-                 seed: int = 0) -> int:
-    """One JSONL row per query: ``prompt`` (the chat messages, tools described in the system prompt) for
-    ``--data.input_key prompt --data.apply_chat_template``, and ``label`` (the record as JSON text) for
-    ``--data.label_key label``; a JSON string column keeps HF datasets from unifying the records' schemas.
-    With ``val_out``, Planner-R1's re-split: ``val_size`` queries go there (``--eval.dataset``)."""
-    shaper = Shaper.from_mapping(config)
-    records = shaper.read_queries(queries)
-    if val_out is not None:
-        records, val = shaper.split_queries(records, val_size, seed)
-        _write_prompts(shaper, val, val_out)
-    _write_prompts(shaper, records, out)
-    return len(records)
-
-
-def _write_prompts(shaper: Shaper, records: list, out: Path) -> None:
-    out.parent.mkdir(parents=True, exist_ok=True)
-    with out.open("w") as handle:
-        for record in records:
-            row = {"prompt": shaper.messages(record, include_tools=True), "label": json.dumps(record, default=str)}
-            handle.write(json.dumps(row) + "\n")
-
-
 def _files(args: argparse.Namespace) -> int:
     for path in write_files(Path(args.out), args.config):
         print(path)
@@ -61,6 +39,8 @@ def _files(args: argparse.Namespace) -> int:
 
 
 def _prepare_data(args: argparse.Namespace) -> int:
+    from .data import prepare_data
+
     count = prepare_data(Path(args.queries), Path(args.out), args.config,
                          Path(args.val_out) if args.val_out else None, args.val_size, args.seed)
     print(f"{args.out}: {count} prompts (--data.input_key prompt --data.label_key label --data.apply_chat_template)")

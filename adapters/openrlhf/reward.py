@@ -21,9 +21,9 @@ import torch
 from planshape.shaping.facade import SampleScore, Shaper
 
 from .config import rollout_shaper
-from .version import check_openrlhf
+from .version import check_version
 
-check_openrlhf()
+check_version()
 
 log = logging.getLogger(__name__)
 

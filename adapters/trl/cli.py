@@ -29,16 +29,15 @@ def _prepare_data(args: argparse.Namespace) -> int:
 
 
 def _check(args: argparse.Namespace) -> int:
-    from .check import UnsupportedTRL, check_trl
-    from .config import run_shaper
+    from .check import check_launch
+    from .version import UnsupportedTRL
 
     try:
-        version = check_trl()
+        report = check_launch(args.shaping, args.max_steps)
     except UnsupportedTRL as exc:
         print(f"planshape trl check: {exc}")
         return 2
-    shaper = run_shaper(args.shaping, args.max_steps)
-    print(json.dumps({"trl": version, "shaping": shaper.describe()}, indent=2, default=str))
+    print(json.dumps(report, indent=2, default=str))
     return 0
 
 

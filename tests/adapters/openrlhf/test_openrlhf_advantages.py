@@ -21,7 +21,7 @@ from planshape.adapters.openrlhf.advantages import STEP, patch_openrlhf
 from planshape.adapters.openrlhf.check import parse_launch
 from planshape.adapters.openrlhf.config import RAY_SETUP_HOOK_ENV
 from planshape.shaping.facade import ConfigError, Shaper
-from test_openrlhf_agent import FLIGHTS, HOTELS, PROMPT
+from test_openrlhf_tools import FLIGHTS, HOTELS, PROMPT
 
 N = 4  # samples per prompt
 

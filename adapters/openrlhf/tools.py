@@ -21,9 +21,9 @@ from planshape.shaping.facade import NO_ANSWER, SampleScore, Shaper, metric_name
 
 from .config import rollout_shaper, shaper_for
 from .reward import ROLLOUT_STEP
-from .version import check_openrlhf
+from .version import check_version
 
-check_openrlhf()
+check_version()
 
 from openrlhf.utils.agent import AgentInstanceBase, MultiTurnAgentExecutor  # noqa: E402 - after the version check
 

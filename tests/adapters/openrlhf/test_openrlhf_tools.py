@@ -12,7 +12,7 @@ from openrlhf.trainer.ppo_utils.samples_generator import SamplesGenerator
 from openrlhf.trainer.ray.vllm_engine import _load_agent_executor
 from openrlhf_harness import ScriptedEngine, sampling_params
 from planshape.adapters.openrlhf import CONFIG_ENV
-from planshape.adapters.openrlhf.agent import TOOL_CALLS, TURNS, parse_tool_calls
+from planshape.adapters.openrlhf.tools import TOOL_CALLS, TURNS, parse_tool_calls
 from planshape.shaping.advantages.turns import turn_spans
 from planshape.shaping.facade import Shaper
 
