@@ -22,22 +22,9 @@ BLOCK = "planpo"  # the key under ``algorithm``
 FILE_KEY = "config"
 
 
-def _plain(value: Any) -> Any:
-    """An OmegaConf node (or anything else) as plain Python data."""
-    try:
-        from omegaconf import DictConfig, ListConfig, OmegaConf
-    except ImportError:  # pragma: no cover - omegaconf ships with verl
-        return value
-    if isinstance(value, DictConfig | ListConfig):
-        return OmegaConf.to_container(value, resolve=True)
-    return value
-
-
 def block_mapping(block: Any) -> dict[str, Any]:
     """The planshape block as a plain mapping: ``config: FILE`` is read and the other keys override it."""
-    block = _plain(block)
-    if isinstance(block, str | Path):
-        block = {FILE_KEY: str(block)}
+    block = {FILE_KEY: str(block)} if isinstance(block, str | Path) else as_mapping(block)  # OmegaConf -> dict
     if not isinstance(block, Mapping):
         raise ConfigError(f"the planshape block must be a mapping or a config file path, got {type(block).__name__}")
     merged = dict(block)

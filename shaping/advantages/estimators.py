@@ -59,12 +59,6 @@ class Rollouts:
         """The trajectory of each turn."""
         return np.repeat(np.arange(len(self.turns)), self.turns)
 
-    @cached_property
-    def turn_index(self) -> np.ndarray:
-        """0-based turn index t of each turn within its trajectory."""
-        starts = np.cumsum(self.turns) - self.turns
-        return np.arange(len(self.lengths)) - np.repeat(starts, self.turns)
-
     @property
     def n_groups(self) -> int:
         return int(self.group.max()) + 1 if len(self.group) else 0

@@ -119,7 +119,7 @@ def test_token_advantages_rejects_string_success():
 def _planpo_wide(r: Rollouts, grouping: str, alpha=0.1, eps=1e-6) -> np.ndarray:
     """A^S with the former segment codes, group x (longest trajectory): the oracle for the compact codes."""
     ok = r.success & (r.turns > 0)
-    t = r.turn_index
+    t = np.arange(len(r.lengths)) - np.repeat(np.cumsum(r.turns) - r.turns, r.turns)  # turn index in its trajectory
     width = int(t.max(initial=0)) + 1
     segment = r.group[r.owner] * width + t
     member = ok[r.owner] if grouping == "index-success" else np.ones(len(t), dtype=bool)
