@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import importlib
 import json
 import sqlite3
 import sys
@@ -13,8 +12,6 @@ from pathlib import Path
 from rich.console import Console
 
 from .observe.report.cli import add_plots_argument, add_report_parser
-
-ADAPTERS = ("verl", "trl", "openrlhf")  # each may add a command group through planshape.adapters.<name>.cli
 
 
 def _store(args: argparse.Namespace, console: Console):
@@ -128,9 +125,11 @@ def _plugins(args: argparse.Namespace) -> int:
 
     table = Table(title="planshape plugins", title_justify="left")
     table.add_column("plugin")
+    table.add_column("version")
     table.add_column("hooks")
+    versions = plugins.versions()
     for name, hooks in plugins.describe():
-        table.add_row(name, ", ".join(hooks))
+        table.add_row(name, versions[name], ", ".join(hooks))
     Console().print(table)
     return 0
 
@@ -161,20 +160,6 @@ def _config_check(args: argparse.Namespace) -> int:
         table.add_row(f"  {stage['name']}", f"steps [{stage['from_step']}, {until}): {weights}")
     console.print(table)
     return 0
-
-
-def _add_adapter_commands(sub: argparse._SubParsersAction) -> None:
-    """Each installed adapter adds its command group (``planshape verl ...``); its trainer is imported only
-    when one of its commands runs."""
-    for name in ADAPTERS:
-        module_name = f"planshape.adapters.{name}.cli"
-        try:
-            module = importlib.import_module(module_name)
-        except ModuleNotFoundError as exc:
-            if exc.name in (module_name, f"planshape.adapters.{name}"):
-                continue
-            raise
-        module.add_parser(sub)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -236,7 +221,9 @@ def build_parser() -> argparse.ArgumentParser:
     check.set_defaults(func=_config_check)
 
     add_report_parser(sub)
-    _add_adapter_commands(sub)
+    from . import plugins
+
+    plugins.plugin_manager().hook.planshape_add_commands(subparsers=sub)  # each adapter's group (``planshape verl``)
     return parser
 
 

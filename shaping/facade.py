@@ -405,6 +405,7 @@ class Shaper:
             "prompt_version": self.prompt_version,
             "monitor": self.config.monitor, "log_dir": self.config.log_dir,
             "sample_budget_s": self.config.sample_budget_s, "workers": self.config.workers,
+            "plugins": plugins.versions(),
         }
 
 

@@ -11,7 +11,7 @@ import json
 import shutil
 from pathlib import Path
 
-from planshape.shaping.facade import Shaper, add_split_arguments
+from planshape.shaping.facade import Shaper, add_split_arguments, hookimpl
 
 from . import CONFIG_ENV
 
@@ -56,7 +56,8 @@ def _check(args: argparse.Namespace) -> int:
     return 0
 
 
-def add_parser(subparsers: argparse._SubParsersAction) -> None:
+@hookimpl
+def planshape_add_commands(subparsers: argparse._SubParsersAction) -> None:
     """The ``openrlhf`` command group of the planshape CLI."""
     group = subparsers.add_parser("openrlhf", help="OpenRLHF: the reward/agent files and the prompt dataset")
     commands = group.add_subparsers(dest="openrlhf_command", required=True)

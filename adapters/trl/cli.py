@@ -8,7 +8,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from planshape.shaping.facade import Shaper, add_split_arguments, as_mapping
+from planshape.shaping.facade import Shaper, add_split_arguments, as_mapping, hookimpl
 
 DEFAULT_SHAPING = '{"database": "sample"}'
 
@@ -41,7 +41,8 @@ def _check(args: argparse.Namespace) -> int:
     return 0
 
 
-def add_parser(subparsers: argparse._SubParsersAction) -> None:
+@hookimpl
+def planshape_add_commands(subparsers: argparse._SubParsersAction) -> None:
     """The ``trl`` command group."""
     group = subparsers.add_parser("trl", help="TRL GRPOTrainer adapter: dataset preparation and set-up checks")
     commands = group.add_subparsers(dest="trl_command", required=True)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from planshape.shaping.facade import add_split_arguments
+from planshape.shaping.facade import add_split_arguments, hookimpl
 
 
 def _prepare(args: argparse.Namespace) -> int:
@@ -45,7 +45,8 @@ def _check(args: argparse.Namespace) -> int:
     return 0
 
 
-def add_parser(subparsers: argparse._SubParsersAction) -> None:
+@hookimpl
+def planshape_add_commands(subparsers: argparse._SubParsersAction) -> None:
     """Add the ``verl`` command group to the core CLI's subparsers."""
     verl = subparsers.add_parser("verl", help="VERL adapter: prepare data, check a run's config")
     sub = verl.add_subparsers(dest="verl_command", required=True)
@@ -67,7 +68,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 def main(argv: list[str] | None = None) -> int:
     """``python -m planshape.adapters.verl.cli ...``: the same commands without the core CLI."""
     parser = argparse.ArgumentParser(prog="planshape")
-    add_parser(parser.add_subparsers(dest="command", required=True))
+    planshape_add_commands(parser.add_subparsers(dest="command", required=True))
     args = parser.parse_args(argv)
     try:
         return args.func(args)
