@@ -381,6 +381,12 @@ class Shaper:
         return [record for record, _ in read_query_rows(sample.sample_queries() if str(path) == SAMPLE else path)]
 
     @staticmethod
+    def query_json(record: Mapping[str, Any]) -> str:
+        """A query as the reward reads it back from a dataset row (every trainer's label column): the record's
+        query fields as JSON text; the plan and reference information stay out (large, and never read)."""
+        return json.dumps({k: record[k] for k in Query.model_fields if k in record}, default=str)
+
+    @staticmethod
     def split_queries(records: Sequence[Mapping[str, Any]], val_size: int = PLANNER_R1_VAL_SIZE,
                       seed: int = 0) -> tuple[list, list]:
         """(train, validation) records: Planner-R1's seeded re-split, stratified by level (``splits.py``)."""

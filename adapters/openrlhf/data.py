@@ -30,5 +30,5 @@ def _write_prompts(shaper: Shaper, records: list, out: Path) -> None:
     out.parent.mkdir(parents=True, exist_ok=True)
     with out.open("w") as handle:
         for record in records:
-            row = {"prompt": shaper.messages(record, include_tools=True), "label": json.dumps(record, default=str)}
+            row = {"prompt": shaper.messages(record, include_tools=True), "label": shaper.query_json(record)}
             handle.write(json.dumps(row) + "\n")

@@ -65,22 +65,14 @@ def _entry_point(report: Report) -> None:
                                  "and import verl to see the plugin's import error")
 
 
-def _describe(shaper: Any, report: Report) -> dict:
-    info = shaper.describe()
-    for key, value in info.items():
-        report.lines.append(f"planshape {key}: {value}")
-    return info
-
-
 def _reward(cfg: Any, report: Report, estimator_config: Any) -> None:
-    from .config import shaper_for, shaping_config, trainer_block
+    from .config import shaper_for, trainer_block
 
     manager = cfg.reward.reward_manager
     custom = cfg.reward.custom_reward_function
     ours = custom.get("path") in (REWARD_MODULE, REWARD_MODULE.replace("pkg://", ""))
     if manager.get("source") == "register" and manager.name == "planshape":
         block = trainer_block(cfg)
-        shaping_config(block)
         report.lines.append("reward: the planshape manager, settings from algorithm.planpo, step from global_steps")
         if custom.get("path"):
             report.warnings.append(f"reward.custom_reward_function.path={custom.path} is not used by the planshape "
@@ -96,7 +88,7 @@ def _reward(cfg: Any, report: Report, estimator_config: Any) -> None:
             report.errors.append("compute_score needs +reward.custom_reward_function.reward_kwargs.planshape.* "
                                  "settings (or use reward.reward_manager.name=planshape)")
             return
-        reward_config = shaping_config(block)
+        reward_config = shaper_for(block).config
         if custom.get("name") != "compute_score":
             report.errors.append(f"reward.custom_reward_function.name={custom.get('name')}: the planshape function is "
                                  "compute_score")
@@ -156,15 +148,17 @@ def check(overrides: list[str]) -> Report:
 
     _entry_point(report)
     cfg = compose(overrides)
-    from .config import shaper_for, shaping_config, trainer_block
+    from .config import shaper_for, trainer_block
 
     estimator = cfg.algorithm.adv_estimator
     report.lines.append(f"advantage estimator: {estimator}")
     estimator_config = None
     try:
         if cfg.algorithm.get("planpo") is not None or estimator == "planpo":
-            estimator_config = shaping_config(trainer_block(cfg), cfg.trainer.get("total_training_steps"))
-            _describe(shaper_for(trainer_block(cfg)), report)
+            shaper = shaper_for(trainer_block(cfg), cfg.trainer.get("total_training_steps"))
+            estimator_config = shaper.config
+            for key, value in shaper.describe().items():
+                report.lines.append(f"planshape {key}: {value}")
             if estimator_config.database == "sample":
                 report.warnings.append("algorithm.planpo.database=sample: rewards and tools use the bundled sample "
                                        "world, not TravelPlanner's database")

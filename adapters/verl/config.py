@@ -16,7 +16,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from planshape.shaping.facade import ConfigError, Shaper, ShapingConfig, as_mapping
+from planshape.shaping.facade import ConfigError, Shaper, as_mapping
 
 BLOCK = "planpo"  # the key under ``algorithm``
 FILE_KEY = "config"
@@ -40,20 +40,15 @@ def block_mapping(block: Any) -> dict[str, Any]:
     return {**base, **merged}
 
 
-def shaping_config(block: Any, total_training_steps: int | None = None) -> ShapingConfig:
-    """The validated ``ShapingConfig`` of a block; every mistake raises ``ConfigError`` naming the field.
-    ``total_training_steps``: VERL's ``trainer.total_training_steps`` when set, which ``total_steps`` must equal."""
-    return ShapingConfig.from_mapping(block_mapping(block), total_training_steps, "trainer.total_training_steps")
-
-
 @lru_cache(maxsize=8)
-def _shaper(canonical: str) -> Shaper:
-    return Shaper(ShapingConfig.from_mapping(json.loads(canonical)))
+def _shaper(canonical: str, run_steps: int | None) -> Shaper:
+    return Shaper.from_mapping(json.loads(canonical), run_steps, "trainer.total_training_steps")
 
 
-def shaper_for(block: Any) -> Shaper:
-    """The ``Shaper`` of a block, built once per process (its sandbox opens once, on first use)."""
-    return _shaper(json.dumps(block_mapping(block), sort_keys=True, default=str))
+def shaper_for(block: Any, run_steps: int | None = None) -> Shaper:
+    """The ``Shaper`` of a block, built once per process (its sandbox opens once, on first use); ``run_steps``:
+    VERL's ``trainer.total_training_steps`` where it is set, which ``total_steps`` must then equal."""
+    return _shaper(json.dumps(block_mapping(block), sort_keys=True, default=str), run_steps)
 
 
 def algorithm_block(algorithm: Any) -> Any:

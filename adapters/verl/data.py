@@ -11,22 +11,12 @@ that (``Shaper.split_queries``: stratified by ``level``, seeded).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 DATA_SOURCE = "travelplanner"
 AGENT_NAME = "tool_agent"
-GROUND_TRUTH_FIELDS = ("org", "dest", "days", "visiting_city_number", "date", "people_number", "local_constraint",
-                       "budget", "query", "level")
-
-
-def ground_truth(record: Mapping[str, Any]) -> str:
-    """What the reward needs of a query, as JSON (the plan and reference information stay out)."""
-    return json.dumps({k: record[k] for k in GROUND_TRUTH_FIELDS if k in record}, default=str)
-
-
 def to_row(shaper: Any, record: Mapping[str, Any], split: str, index: int) -> dict[str, Any]:
     messages = shaper.messages(record)
     return {
@@ -34,7 +24,7 @@ def to_row(shaper: Any, record: Mapping[str, Any], split: str, index: int) -> di
         "agent_name": AGENT_NAME,
         "prompt": [{"role": m["role"], "content": m["content"]} for m in messages],
         "ability": "travel_planning",
-        "reward_model": {"style": "rule", "ground_truth": ground_truth(record)},
+        "reward_model": {"style": "rule", "ground_truth": shaper.query_json(record)},
         "extra_info": {"split": split, "index": index, "level": str(record.get("level", "")),
                        "prompt_version": str(shaper.prompt_version)},
     }
