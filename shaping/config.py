@@ -22,7 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from . import plugins
 from .schedules import WEIGHTED, LinearDecay, Schedule, ScheduleError, schedule_from_config
 
-SAMPLE = "sample"  # the ``database`` value that selects the bundled sample world
+SAMPLE_WORLD = "sample"  # the ``database`` value that selects the bundled sample world
 
 
 class ConfigError(ValueError):
@@ -103,12 +103,12 @@ class ShapingConfig(_Section):
     @field_validator("database")
     @classmethod
     def _database(cls, value: str) -> str:
-        if value == SAMPLE:
+        if value == SAMPLE_WORLD:
             return value
         path = Path(value).expanduser()
         if not path.exists():
             raise ValueError(f"{value!r} does not exist; give a TravelPlanner database directory (official CSV "
-                             f"layout), a store file built by `planshape db build`, or {SAMPLE!r}")
+                             f"layout), a store file built by `planshape db build`, or {SAMPLE_WORLD!r}")
         return str(path)
 
     @field_validator("schedule")

@@ -23,7 +23,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from planshape.validators.travelplanner import prompt, sample
+from planshape.validators.travelplanner import prompt
+from planshape.validators.travelplanner import sample as sample_world
 from planshape.validators.travelplanner.query import Query, read_query_rows
 from planshape.validators.travelplanner.store import open_store
 from planshape.validators.travelplanner.tools import TOOL_SCHEMAS, ToolBox
@@ -31,7 +32,7 @@ from planshape.validators.travelplanner.tools import TOOL_SCHEMAS, ToolBox
 from . import plugins
 from .budget import Failed, run_with_budget, score_all
 from .components import COMPONENTS, ERROR, NO_ANSWER, PASSED, failure_categories
-from .config import SAMPLE, ConfigError, ShapingConfig, as_mapping, takes_alpha
+from .config import SAMPLE_WORLD, ConfigError, ShapingConfig, as_mapping, takes_alpha
 from .hookspecs import hookimpl
 from .observe.metric_names import ADVANTAGE_STATS, PREFIX, metric_name
 from .observe.monitor import MONITOR_METRICS, NOT_CHECKED, Watch
@@ -132,7 +133,7 @@ class Shaper:
 
     @property
     def database_path(self) -> Path:
-        return sample.sample_database() if self.config.database == SAMPLE else Path(self.config.database)
+        return sample_world.sample_database() if self.config.database == SAMPLE_WORLD else Path(self.config.database)
 
     @cached_property
     def scorer(self) -> Scorer:
@@ -378,7 +379,7 @@ class Shaper:
     def read_queries(path: str | Path) -> list[dict[str, Any]]:
         """TravelPlanner records (HF CSV/JSONL/JSON); a row that is not a valid query fails with its number.
         ``"sample"``: the bundled sample world's queries (planned against ``database: sample``)."""
-        return [record for record, _ in read_query_rows(sample.sample_queries() if str(path) == SAMPLE else path)]
+        return [record for record, _ in read_query_rows(sample_world.sample_queries() if str(path) == SAMPLE_WORLD else path)]
 
     @staticmethod
     def query_json(record: Mapping[str, Any]) -> str:
