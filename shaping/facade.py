@@ -379,7 +379,8 @@ class Shaper:
     def read_queries(path: str | Path) -> list[dict[str, Any]]:
         """TravelPlanner records (HF CSV/JSONL/JSON); a row that is not a valid query fails with its number.
         ``"sample"``: the bundled sample world's queries (planned against ``database: sample``)."""
-        return [record for record, _ in read_query_rows(sample_world.sample_queries() if str(path) == SAMPLE_WORLD else path)]
+        source = sample_world.sample_queries() if str(path) == SAMPLE_WORLD else path
+        return [record for record, _ in read_query_rows(source)]
 
     @staticmethod
     def query_json(record: Mapping[str, Any]) -> str:
