@@ -32,7 +32,7 @@ from .budget import Failed, run_with_budget, score_all
 from .components import COMPONENTS, PASSED, failure_categories
 from .config import SAMPLE, ConfigError, ShapingConfig, takes_alpha
 from .hookspecs import hookimpl
-from .monitor import MONITOR_METRICS, NOT_CHECKED, Watch
+from .monitor import MONITOR_METRICS, NOT_CHECKED, Watch, watch_metrics
 from .reward import RewardResult, Scorer
 from .sample_log import SampleLog
 from .verdict_log import CHECK_KEYS, NOT_RUN, verdict_code
@@ -84,7 +84,7 @@ class SampleScore:
         counted = self.failure or PASSED
         out.update({f"{PREFIX}failure/{c}": float(c == counted) for c in self.categories})
         if self.watch is not None:
-            out.update({f"{PREFIX}{k}": v for k, v in self.watch.metrics().items()})
+            out.update({f"{PREFIX}{k}": v for k, v in watch_metrics(self.watch).items()})
         return out
 
 

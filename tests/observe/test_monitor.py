@@ -8,10 +8,11 @@ from __future__ import annotations
 import copy
 
 import pytest
-from planshape.shaping.monitor import MONITOR_METRICS, NOT_CHECKED, UNATTRIBUTED, Monitor, Watch, batch_rates
+from planshape.shaping.monitor import MONITOR_METRICS, batch_rates, watch_metrics
 from planshape.validators.travelplanner.evaluate import check_plan
 from planshape.validators.travelplanner.lookups import SharedLookups
 from planshape.validators.travelplanner.modes import QUIRKS
+from planshape.validators.travelplanner.monitor import NOT_CHECKED, UNATTRIBUTED, Monitor, Watch
 from planshape.validators.travelplanner.plan_memo import PlanMemo
 
 from ..travelplanner.helpers import ROCKFORD, rockford
@@ -119,7 +120,7 @@ def test_quirk_family_is_an_exploit_named_by_its_flag(quirk, database):
     _, watch = Monitor("strict").check(plan, query, store)
     assert watch.exploit, watch
     assert watch.rules == (quirk,) and watch.rule == quirk
-    metrics = watch.metrics()
+    metrics = watch_metrics(watch)
     assert metrics["exploit"] == metrics[f"exploit/{quirk}"] == 1.0
     assert sum(v for k, v in metrics.items() if k.startswith("exploit/")) == 1.0
 
@@ -153,7 +154,7 @@ def test_unattributed_when_no_single_flag_explains(database, monkeypatch):
     monitor._reopened.pop("substring_match")
     _, watch = monitor.check(plan, query, store)
     assert watch.exploit and watch.rules == () and watch.rule == UNATTRIBUTED
-    assert watch.metrics()[f"exploit/{UNATTRIBUTED}"] == 1.0
+    assert watch_metrics(watch)[f"exploit/{UNATTRIBUTED}"] == 1.0
 
 
 def test_batch_rates_have_every_name():
