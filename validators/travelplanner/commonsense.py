@@ -1,0 +1,328 @@
+"""The 8 commonsense TravelPlanner checks (notes §4), in ``official`` or ``strict`` mode.
+
+Each check takes a ``Trip`` and returns ``(True | False | None, reason)``. The logic follows the upstream
+evaluator step by step, so that an input upstream cannot evaluate raises here at the same point;
+``evaluate.check_plan`` turns that into a failing verdict.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .sandbox import ground_cost
+from .text import NO_MORE_DAYS, flight_number
+from .trip import DAY_KEYS, MEALS, NEW, Outcome, Seen, Trip, day_leg, filled
+
+
+def is_reasonable_visiting_city(trip: Trip) -> Outcome:
+    q, cities = trip.query, []
+    for i, unit in enumerate(trip.days):
+        text = unit["current_city"]
+        if "from" in text:
+            first, second = trip.route(text)
+            if i == 0 and first != q.org:
+                return False, f"The first day's city should be {q.org}."
+            cities += [first, second]
+        else:
+            cities.append(trip.city(text))
+    if not trip.mode.route_may_skip_origin and cities and cities[0] != q.org:
+        return False, f"The first day's city should be {q.org}: the trip must leave from and return to it."
+    if cities[0] != cities[-1]:
+        return False, "The trip should be a closed circle."
+    if not valid_city_sequence(cities):
+        return False, "The city sequence is invalid."
+    for idx, city in enumerate(cities):
+        if city not in trip.store.city_state:
+            return False, f"{city} is not a valid city."
+        inner = idx not in (0, len(cities) - 1)
+        if inner and q.days > 3 and trip.store.city_state[city] != q.dest:
+            return False, f"{city} is not in {q.dest}."
+        if inner and q.days <= 3 and not trip.mode.any_city_on_3_days and city != q.dest:
+            return False, f"{city} is not the destination {q.dest}."
+    return True, "The route is a closed circle through valid cities."
+
+
+def valid_city_sequence(cities: list[str]) -> bool:
+    """At least 3 entries; no city comes back after its run, but the ends; no inner run of length 1."""
+    if len(cities) < 3:
+        return False
+    seen: set[str] = set()
+    i, last = 0, len(cities) - 1
+    while i < len(cities):
+        city = cities[i]
+        if city in seen and i not in (0, last):
+            return False
+        run = 0
+        while i < len(cities) and cities[i] == city:
+            run += 1
+            i += 1
+        if run == 1 and 0 < i - 1 < last:
+            return False
+        seen.add(city)
+    return True
+
+
+def _repeated(trip: Trip, message: str, item: Any, first: Any) -> str:
+    """Upstream's message; strict names the place and, when the text differs, its first mention (Q11)."""
+    if trip.mode.same_place_by_text or item == first:
+        return message
+    return f"{message[:-1]} (the same place as {first!r})."
+
+
+def is_valid_restaurants(trip: Trip) -> Outcome:
+    seen = Seen()
+    for i, unit in enumerate(trip.days):
+        for meal in MEALS:
+            if meal in unit and trip.filled(unit[meal]):
+                value = unit[meal]
+                first = seen.add(trip.same(value), value, trip.row("restaurants", value))
+                if first is not NEW:
+                    named = meal == "lunch" or not trip.mode.same_place_by_text  # upstream names it at lunch only
+                    what = f"{meal} {value}" if named else meal
+                    return False, _repeated(trip, f"The restaurant in day {i + 1} {what} is repeated.", value, first)
+    return True, "No restaurant is repeated."
+
+
+def is_valid_attractions(trip: Trip) -> Outcome:
+    seen = Seen()
+    for i, unit in enumerate(trip.days):
+        if "attraction" in unit and trip.filled(unit["attraction"]):
+            for item in trip.items(unit["attraction"]):
+                first = seen.add(trip.same(item), item, trip.row("attractions", item))
+                if first is not NEW:
+                    return False, _repeated(trip, f"The attraction '{item}' in day {i + 1} is repeated.", item, first)
+    return True, "No attraction is repeated."
+
+
+def is_valid_accommodation(trip: Trip) -> Outcome:
+    stays: list[Any] = []
+    for unit in trip.days:
+        if "accommodation" not in unit:
+            return False, "No Accommodation Info."
+        stays.append(unit["accommodation"])
+    if trip.mode.same_place_by_text:
+        runs = consecutive_runs(stays)
+    else:  # Q11: consecutive nights at one listing are one stay, however its name is written
+        runs = consecutive_runs(stays, [(trip.row("accommodations", v) or v) if not trip.absent(v) else v
+                                        for v in stays])
+    for value, nights in runs:
+        if trip.absent(value):
+            continue
+        rows = trip.places("accommodations", value)
+        applies = len(rows) == 1 if trip.mode.substring_match else len(rows) >= 1
+        if applies and nights < rows[0].minimum_nights:
+            return False, f"The accommodation {value} do not obey the minumum nights rule."
+    return True, "Every stay meets its minimum nights."
+
+
+def consecutive_runs(values: list[Any], keys: list[Any] | None = None) -> list[tuple[Any, int]]:
+    """``(first value, length)`` of every run of equal consecutive values (or of equal ``keys``)."""
+    runs: list[tuple[Any, int]] = []
+    run_key: Any = None
+    for value, key in zip(values, values if keys is None else keys, strict=True):
+        if runs and key == run_key:  # upstream compares each value with the run's first one
+            runs[-1] = (runs[-1][0], runs[-1][1] + 1)
+        else:
+            runs.append((value, 1))
+            run_key = key
+    return runs
+
+
+TRANSPORT_WORDS = ("flight", "self-driving", "taxi")
+
+
+def _modes_named(value: str) -> list[str]:
+    low = value.lower()
+    return [word for word in TRANSPORT_WORDS if word in low]
+
+
+def is_valid_transportation(trip: Trip) -> Outcome:
+    first = trip.days[0]["transportation"]
+    if not trip.filled(first):
+        return False, "The transportation in day 1 should not be empty."
+    kinds = [trip.memo.transport_kind(first)]
+    for i, unit in enumerate(trip.days):
+        if "transportation" in unit and trip.filled(unit["transportation"]):
+            value = unit["transportation"]
+            if not trip.mode.mixed_transport_words and len(named := trip.memo.parse(_modes_named, value)) > 1:
+                return False, f"The transportation in day {i + 1} names more than one mode ({', '.join(named)})."
+            kinds.append(trip.memo.transport_kind(value))
+    if ("Self-driving" in kinds and "Flight" in kinds) or ("Taxi" in kinds and "Self-driving" in kinds):
+        return False, "The transportation is conflicting."
+    return True, "The transportation modes do not conflict."
+
+
+def _in_cities(trip: Trip, value: Any, cities: Any) -> bool:
+    """Whether a plan item is in one of the day's cities: a city's name appears in its text (Q12), or its own
+    city is one of them. With Q1 open a stay day's "cities" are the characters of one name, as upstream's."""
+    if isinstance(cities, str) and isinstance(value, str):
+        return not set(cities).isdisjoint(value)  # per character (Q1), in linear time
+    if trip.mode.city_by_substring or isinstance(cities, str):
+        return any(city in value for city in cities)
+    return trip.item_city(value) in cities
+
+
+def _not_in_city(trip: Trip, message: str, value: Any, cities: Any) -> str:
+    if trip.mode.city_by_substring or isinstance(cities, str):
+        return message
+    return f"{message[:-1]}: {value!r} is in {trip.item_city(value)!r}, not in {' or '.join(cities)}."
+
+
+def _transport_in_city(trip: Trip, i: int, text: str, value: Any, cities: Any) -> str | None:
+    """Upstream: every city of the day appears in the transport text. Strict (Q12) also wants the
+    transport's own leg, when it names one, to be the day's leg: the leg checked and charged is the leg
+    travelled."""
+    message = f"The transportation in day {i + 1} is invalid city choice."
+    if isinstance(cities, str) and isinstance(value, str):
+        if not set(cities) <= set(value):  # per character (Q1), in linear time
+            return message
+    elif any(city not in value for city in cities):
+        return message
+    if trip.mode.city_by_substring or isinstance(cities, str):
+        return None
+    origin, destination = trip.from_to(value)
+    if origin is None or destination is None:
+        return None  # the leg is read from current_city
+    leg, day = (trip.city(origin), trip.city(destination)), (cities[0], cities[-1])
+    if leg == day:
+        return None
+    plan = f"goes from {day[0]} to {day[1]}" if "from" in text else f"stays in {day[0]}"
+    return f"{message[:-1]}: it goes from {leg[0]} to {leg[1]}, but the day {plan}."
+
+
+def is_valid_information_in_current_city(trip: Trip) -> Outcome:
+    for i, unit in enumerate(trip.days):
+        text = unit["current_city"]
+        if "from" in text:
+            cities: Any = list(trip.route(text))
+        elif trip.mode.stay_day_chars:
+            cities = trip.memo.before_parenthesis(text)  # a string: every test below runs per character (Q1)
+        else:
+            cities = [trip.city(text)]
+        if "transportation" in unit and trip.filled(unit["transportation"]):
+            failure = _transport_in_city(trip, i, text, unit["transportation"], cities)
+            if failure:
+                return False, failure
+        for meal in MEALS:
+            if meal in unit and trip.filled(unit[meal]) and not _in_cities(trip, unit[meal], cities):
+                return False, _not_in_city(trip, f"The {meal} in day {i + 1} is invalid city choice.", unit[meal],
+                                           cities)
+        if "attraction" in unit and trip.filled(unit["attraction"]):
+            for item in trip.items(unit["attraction"]):
+                if not _in_cities(trip, item, cities) and not _day_trip(trip, text, item):
+                    return False, _not_in_city(trip, f"The attraction in day {i + 1} is invalid city choice.", item,
+                                               cities)
+        if "accommodation" in unit and trip.filled(unit["accommodation"]):
+            stay = unit["accommodation"]
+            last = [cities[-1]] if isinstance(cities, list) else cities[-1]  # upstream: the last character (Q1)
+            if not _in_cities(trip, stay, last):
+                return False, _not_in_city(trip, f"The accommodation in day {i + 1} is invalid city choice.", stay,
+                                           last)
+    return True, "Every item is in the day's city."
+
+
+def _day_trip(trip: Trip, current_city: str, item: str) -> bool:
+    """Strict mode lets a stay day visit attractions in another city of the same state (a day trip).
+
+    The official checker accepts any city on stay days (Q1); strict requires the current city for meals
+    and accommodation, but a train gold plan (Seattle -> Texas, 7 days) visits San Angelo attractions
+    while staying in San Antonio, so same-state attractions stay allowed.
+    """
+    if trip.mode.stay_day_chars or "from" in current_city:
+        return False
+    states = trip.store.city_state
+    here = states.get(trip.city(current_city))
+    return here is not None and states.get(trip.memo.name_city(item)[1]) == here
+
+
+def is_valid_information_in_sandbox(trip: Trip) -> Outcome:
+    for i, unit in enumerate(trip.days):
+        value = unit["transportation"]
+        if trip.filled(value):
+            failure = _transport_in_sandbox(trip, i, unit, value)
+            if failure:
+                return False, failure
+        for meal in MEALS:
+            if meal in unit and trip.filled(unit[meal]) and not trip.places("restaurants", unit[meal]):
+                return False, f"The {meal} in day {i + 1} is invalid in the sandbox."
+        if "attraction" in unit and trip.filled(unit["attraction"]):
+            for item in trip.items(unit["attraction"]):
+                if not trip.places("attractions", item):
+                    return False, f"The attraction {item} in day {i + 1} is invalid in the sandbox."
+        if "accommodation" in unit and trip.filled(unit["accommodation"]):
+            if not trip.places("accommodations", unit["accommodation"]):
+                return False, f"The accommodation in day {i + 1} is invalid in the sandbox."
+    return True, "Every item exists in the sandbox."
+
+
+def _transport_in_sandbox(trip: Trip, i: int, unit: dict, value: str) -> str | None:
+    origin, destination = day_leg(trip, unit, value)
+    low = value.lower()
+    if not trip.mode.mixed_transport_words and len(named := trip.memo.parse(_modes_named, value)) > 1:
+        return f"The transportation in day {i + 1} names more than one mode ({', '.join(named)})."
+    if "flight number" in low:
+        if origin is None or destination is None:
+            raise ValueError(f"The transportation {value} in day {i + 1} can not be parsed.")
+        number, leg = flight_number(value), (trip.city(origin), trip.city(destination))
+        if trip.store.flight_on_route(number, *leg, trip.flight_date(i)) is None:
+            return f"The flight number in day {i + 1} is invalid in the sandbox."
+        return None
+    if "self-driving" in low or "taxi" in low:
+        if origin is None or destination is None:
+            origin = destination = "-"
+        mode = "self-driving" if "self-driving" in low else "taxi"
+        if ground_cost(trip.store, trip.city(origin), trip.city(destination), mode) is None:
+            return f"The {mode} in day {i + 1} is invalid in the sandbox."
+        return None
+    if not trip.mode.unchecked_transport:
+        return f"The transportation in day {i + 1} is not a flight, self-driving or taxi."
+    return None
+
+
+def is_not_absent(trip: Trip) -> Outcome:
+    q = trip.query
+    present = sum(1 for unit in trip.days if unit != {} and unit["current_city"] != NO_MORE_DAYS)
+    if present != q.days:
+        return False, "Invalid Days"
+    if not _visiting_city_number(trip):
+        return False, "Invalid City Number"
+    total = 0
+    for i, unit in enumerate(trip.days):
+        for key in DAY_KEYS:
+            if key not in unit:
+                return False, f"No {key.capitalize()} Info."
+        text = unit["current_city"]
+        if ("from " in text or "to " in text) and trip.absent(unit["transportation"]):
+            return False, f"No transportation in day {i + 1} is not allowed."
+        if ("from " not in text and " to " not in text) and _no_attraction(trip, unit["attraction"]):
+            return False, f"No attaction in day {i + 1} is not allowed."
+        if i != q.days - 1 and trip.absent(unit["accommodation"]):
+            return False, f"No accommodation in day {i + 1} is not allowed."
+        if any(trip.absent(unit[meal]) for meal in MEALS) and "from " not in text:
+            return False, f"No meal in day {i + 1} is not allowed."
+        total += sum(1 for key in unit if filled(unit[key]))
+    if total * 1.0 / (6 * q.days) < 0.5:
+        return False, "The absent information is more than 50%."
+    return True, "Every required field is filled."
+
+
+def _no_attraction(trip: Trip, value: Any) -> bool:
+    """Strict (Q15) also wants one attraction named: ``";"`` or ``" ; "`` names none."""
+    if trip.absent(value):
+        return True
+    return not trip.mode.blank_fields_count and isinstance(value, str) and not trip.items(value)
+
+
+def _visiting_city_number(trip: Trip) -> bool:
+    q, cities = trip.query, set()
+    for i, unit in enumerate(trip.days):
+        text = unit["current_city"]
+        if "from" in text:
+            first, second = trip.route(text)
+            if i == 0 and first != q.org:
+                return False
+            cities.update((first, second))
+        else:
+            cities.add(trip.city(text))
+    cities.discard(q.org)
+    return len(cities) == q.visiting_city_number
