@@ -159,9 +159,9 @@ def reasons(result) -> dict[str, str]:
     return {k: v.reason for k, v in (result.commonsense | (result.hard or {})).items()}
 
 
-def with_quirk(quirk: str):
-    """Strict mode with one quirk left open: shows which flag a strict verdict comes from."""
-    return dataclasses.replace(STRICT, **{quirk: True})
+def with_quirk(*quirks: str):
+    """Strict mode with quirks left open: shows which flags a strict verdict comes from."""
+    return dataclasses.replace(STRICT, **dict.fromkeys(quirks, True))
 
 
 def test_same_place_by_text(database):
@@ -210,8 +210,9 @@ def test_city_by_substring(database, train):
     plan = rockford(edits={(0, "transportation"): "Taxi, from Rockford to Chicago, St. Petersburg"})
     official = check_plan(plan, ROCKFORD, database, "official")
     strict = check_plan(plan, ROCKFORD, database, "strict")
-    assert official.final_pass
-    assert verdicts(check_plan(plan, ROCKFORD, database, with_quirk("city_by_substring"))) == verdicts(official)
+    assert official.final_pass  # the trailing ", St. Petersburg" also makes the string unreadable (Q16)
+    assert verdicts(check_plan(plan, ROCKFORD, database, with_quirk("city_by_substring", "unchecked_stated_values"))
+                    ) == verdicts(official)
     assert verdicts(strict)["is_valid_information_in_current_city"] == "fail"
     assert "from Rockford to Chicago" in reasons(strict)["is_valid_information_in_current_city"]
 

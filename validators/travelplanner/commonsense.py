@@ -9,9 +9,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from .place_form import city_form_failure, place_form_failure
 from .sandbox import ground_cost
-from .text import NO_MORE_DAYS, flight_number
+from .stated_values import stated_value_failure
+from .text import NO_MORE_DAYS, flight_number, modes_named
 from .trip import DAY_KEYS, MEALS, NEW, Outcome, Seen, Trip, day_leg, filled
+from .whereabouts import DAY_TRIP_KM, day_trip_reach, presence_failure
 
 
 def is_reasonable_visiting_city(trip: Trip) -> Outcome:
@@ -25,6 +28,8 @@ def is_reasonable_visiting_city(trip: Trip) -> Outcome:
             cities += [first, second]
         else:
             cities.append(trip.city(text))
+        if not trip.mode.several_places_per_field and (failure := _current_city_form(trip, text)):
+            return False, f"The current city of day {i + 1} {failure} (Q17)."
     if not trip.mode.route_may_skip_origin and cities and cities[0] != q.org:
         return False, f"The first day's city should be {q.org}: the trip must leave from and return to it."
     if cities[0] != cities[-1]:
@@ -40,6 +45,18 @@ def is_reasonable_visiting_city(trip: Trip) -> Outcome:
         if inner and q.days <= 3 and not trip.mode.any_city_on_3_days and city != q.dest:
             return False, f"{city} is not the destination {q.dest}."
     return True, "The route is a closed circle through valid cities."
+
+
+def _current_city_form(trip: Trip, text: str) -> str | None:
+    """Strict Q17: ``from A to B`` with nothing around it, or one city; each city bare or ``City(State)``."""
+    if "from" not in text:
+        failure = city_form_failure(trip, text)
+        return f"names more than one city: {failure}" if failure else None
+    origin, destination = trip.from_to(text)
+    if f"from {origin} to {destination}" != text:
+        return f"says more than 'from A to B': {text!r}"
+    failure = city_form_failure(trip, origin) or city_form_failure(trip, destination)
+    return f"names more than two cities: {failure}" if failure else None
 
 
 def valid_city_sequence(cities: list[str]) -> bool:
@@ -128,14 +145,6 @@ def consecutive_runs(values: list[Any], keys: list[Any] | None = None) -> list[t
     return runs
 
 
-TRANSPORT_WORDS = ("flight", "self-driving", "taxi")
-
-
-def _modes_named(value: str) -> list[str]:
-    low = value.lower()
-    return [word for word in TRANSPORT_WORDS if word in low]
-
-
 def is_valid_transportation(trip: Trip) -> Outcome:
     first = trip.days[0]["transportation"]
     if not trip.filled(first):
@@ -144,7 +153,7 @@ def is_valid_transportation(trip: Trip) -> Outcome:
     for i, unit in enumerate(trip.days):
         if "transportation" in unit and trip.filled(unit["transportation"]):
             value = unit["transportation"]
-            if not trip.mode.mixed_transport_words and len(named := trip.memo.parse(_modes_named, value)) > 1:
+            if not trip.mode.mixed_transport_words and len(named := trip.memo.parse(modes_named, value)) > 1:
                 return False, f"The transportation in day {i + 1} names more than one mode ({', '.join(named)})."
             kinds.append(trip.memo.transport_kind(value))
     if ("Self-driving" in kinds and "Flight" in kinds) or ("Taxi" in kinds and "Self-driving" in kinds):
@@ -203,6 +212,9 @@ def is_valid_information_in_current_city(trip: Trip) -> Outcome:
             failure = _transport_in_city(trip, i, text, unit["transportation"], cities)
             if failure:
                 return False, failure
+        if not trip.mode.two_places_at_once and isinstance(cities, list) and len(cities) == 2 and (
+                failure := presence_failure(trip, i, unit, cities)):
+            return False, f"{failure[:-1]} (Q19)."
         for meal in MEALS:
             if meal in unit and trip.filled(unit[meal]) and not _in_cities(trip, unit[meal], cities):
                 return False, _not_in_city(trip, f"The {meal} in day {i + 1} is invalid city choice.", unit[meal],
@@ -222,17 +234,21 @@ def is_valid_information_in_current_city(trip: Trip) -> Outcome:
 
 
 def _day_trip(trip: Trip, current_city: str, item: str) -> bool:
-    """Strict mode lets a stay day visit attractions in another city of the same state (a day trip).
+    """Strict mode lets a stay day visit attractions in another city within reach (a day trip).
 
     The official checker accepts any city on stay days (Q1); strict requires the current city for meals
     and accommodation, but a train gold plan (Seattle -> Texas, 7 days) visits San Angelo attractions
-    while staying in San Antonio, so same-state attractions stay allowed.
+    while staying in San Antonio, so day trips stay allowed: within ``DAY_TRIP_KM`` by road (Q20), or in
+    the same state with Q20 open.
     """
     if trip.mode.stay_day_chars or "from" in current_city:
         return False
-    states = trip.store.city_state
-    here = states.get(trip.city(current_city))
-    return here is not None and states.get(trip.memo.name_city(item)[1]) == here
+    here, there = trip.city(current_city), trip.item_city(item)
+    if trip.mode.day_trip_any_distance:
+        states = trip.store.city_state
+        return states.get(here) is not None and states.get(there) == states.get(here)
+    reach = day_trip_reach(trip, here, there)  # Q20: by road from the day's city, not by state label
+    return reach is not None and reach <= DAY_TRIP_KM
 
 
 def is_valid_information_in_sandbox(trip: Trip) -> Outcome:
@@ -243,22 +259,40 @@ def is_valid_information_in_sandbox(trip: Trip) -> Outcome:
             if failure:
                 return False, failure
         for meal in MEALS:
-            if meal in unit and trip.filled(unit[meal]) and not trip.places("restaurants", unit[meal]):
-                return False, f"The {meal} in day {i + 1} is invalid in the sandbox."
+            if meal in unit and trip.filled(unit[meal]):
+                if not trip.places("restaurants", unit[meal]):
+                    return False, f"The {meal} in day {i + 1} is invalid in the sandbox."
+                if failure := _one_place(trip, unit[meal]):
+                    return False, f"The {meal} in day {i + 1} names more than one place: {failure} (Q17)."
         if "attraction" in unit and trip.filled(unit["attraction"]):
             for item in trip.items(unit["attraction"]):
                 if not trip.places("attractions", item):
                     return False, f"The attraction {item} in day {i + 1} is invalid in the sandbox."
+                if failure := _one_place(trip, item):
+                    return False, f"The attraction in day {i + 1} names more than one place: {failure} (Q17)."
         if "accommodation" in unit and trip.filled(unit["accommodation"]):
             if not trip.places("accommodations", unit["accommodation"]):
                 return False, f"The accommodation in day {i + 1} is invalid in the sandbox."
+            if failure := _one_place(trip, unit["accommodation"]):
+                return False, f"The accommodation in day {i + 1} names more than one place: {failure} (Q17)."
     return True, "Every item exists in the sandbox."
 
 
+def _one_place(trip: Trip, text: str) -> str | None:
+    return None if trip.mode.several_places_per_field else place_form_failure(trip, text)
+
+
 def _transport_in_sandbox(trip: Trip, i: int, unit: dict, value: str) -> str | None:
+    failure = _transport_row(trip, i, unit, value)
+    if failure is None and not trip.mode.unchecked_stated_values and isinstance(value, str):
+        return stated_value_failure(trip, i, value)
+    return failure
+
+
+def _transport_row(trip: Trip, i: int, unit: dict, value: str) -> str | None:
     origin, destination = day_leg(trip, unit, value)
     low = value.lower()
-    if not trip.mode.mixed_transport_words and len(named := trip.memo.parse(_modes_named, value)) > 1:
+    if not trip.mode.mixed_transport_words and len(named := trip.memo.parse(modes_named, value)) > 1:
         return f"The transportation in day {i + 1} names more than one mode ({', '.join(named)})."
     if "flight number" in low:
         if origin is None or destination is None:
@@ -284,6 +318,8 @@ def is_not_absent(trip: Trip) -> Outcome:
     present = sum(1 for unit in trip.days if unit != {} and unit["current_city"] != NO_MORE_DAYS)
     if present != q.days:
         return False, "Invalid Days"
+    if not trip.mode.unread_extra_days and (failure := _day_numbering(trip)):
+        return False, f"Invalid Days: {failure} (Q18)."
     if not _visiting_city_number(trip):
         return False, "Invalid City Number"
     total = 0
@@ -304,6 +340,25 @@ def is_not_absent(trip: Trip) -> Outcome:
     if total * 1.0 / (6 * q.days) < 0.5:
         return False, "The absent information is more than 50%."
     return True, "Every required field is filled."
+
+
+def _day_numbering(trip: Trip) -> str | None:
+    """Strict Q18: a day's number (``days`` or ``day``) is its position, and the days after the query's
+    last one plan nothing (padding with ``{}``, null, or days whose fields are all empty is tolerated)."""
+    for i, unit in enumerate(trip.days):
+        number = unit.get("days", unit.get("day")) if isinstance(unit, dict) else None
+        if number is not None and (type(number) is not int or number != i + 1):
+            return f"day {i + 1} is numbered {number!r}"
+    for k, unit in enumerate(trip.extra, start=len(trip.days) + 1):
+        if unit is None or unit == {}:
+            continue
+        if not isinstance(unit, dict):
+            return f"day {k}, after the {trip.query.days}-day trip, is a {type(unit).__name__}"
+        planned = [key for key, value in unit.items()
+                   if key not in ("days", "day") and not trip.absent(value) and value != NO_MORE_DAYS]
+        if planned:
+            return f"day {k}, after the {trip.query.days}-day trip, plans {', '.join(map(str, planned))}"
+    return None
 
 
 def _no_attraction(trip: Trip, value: Any) -> bool:

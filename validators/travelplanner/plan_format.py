@@ -22,6 +22,7 @@ import fastjsonschema
 import jsonschema
 
 from .json_limits import JsonLimits, first_violation
+from .text import parse_transport
 
 MAX_ANSWER_CHARS = 100_000
 SCHEMA_FILE = "plan.schema.json"
@@ -138,14 +139,6 @@ def to_upstream(days: list[dict]) -> list[dict[str, Any]]:
 
 # ------------------------------------------------------------ upstream strings -> structured
 
-_FLIGHT = re.compile(
-    r"^Flight Number: (?P<flight_number>[^,]+), from (?P<from>.+?) to (?P<to>[^,]+)"
-    r"(?:, Departure Time: (?P<departure_time>[^,]+))?(?:, Arrival Time: (?P<arrival_time>[^,]+))?$"
-)
-_GROUND = re.compile(
-    r"^(?P<mode>Self-driving|Taxi), from (?P<from>.+?) to (?P<to>[^,]+)"
-    r"(?:, duration: (?P<duration>[^,]+))?(?:, distance: (?P<distance>.+?))?(?:, cost: (?P<cost>[0-9.]+))?$"
-)
 _TRAVEL = re.compile(r"^from (?P<from>.+?) to (?P<to>.+)$")
 
 
@@ -165,17 +158,13 @@ def _parse_place(text: str, where: str) -> dict | None:
 def _parse_transport(text: str, where: str) -> dict | None:
     if text in ("-", ""):
         return None
-    if m := _FLIGHT.match(text):
-        out = {"mode": "flight", **{k: v for k, v in m.groupdict().items() if v is not None}}
-        return out
-    if m := _GROUND.match(text):
-        out = {k: v for k, v in m.groupdict().items() if v is not None}
-        out["mode"] = out["mode"].lower()
-        if "cost" in out:
-            cost = float(out["cost"])
-            out["cost"] = int(cost) if cost.is_integer() else cost
-        return out
-    raise FormatError(f"{where}: {text!r} is not a flight, self-driving or taxi string")
+    out: dict[str, Any] | None = parse_transport(text)
+    if out is None:
+        raise FormatError(f"{where}: {text!r} is not a flight, self-driving or taxi string")
+    if "cost" in out:
+        cost = float(out["cost"])
+        out["cost"] = int(cost) if cost.is_integer() else cost
+    return out
 
 
 def from_upstream(days: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -23,7 +23,8 @@ DAY_KEYS = ("transportation", "breakfast", "lunch", "dinner", "attraction", "acc
 
 @dataclass(frozen=True)
 class Trip:
-    """One plan under check: the first ``query.days`` day dicts, the query, the database and the mode.
+    """One plan under check: the first ``query.days`` day dicts, the query, the database and the mode;
+    ``extra`` holds the plan's later days (only strict reads them, Q18).
 
     ``memo`` keeps the plan's parses and place rows; passes over one plan may share it (the monitor does).
     """
@@ -33,6 +34,7 @@ class Trip:
     store: SandboxStore
     mode: Mode
     memo: PlanMemo = field(default=None, compare=False, repr=False)  # type: ignore[assignment] - set in __post_init__
+    extra: list[Any] = field(default_factory=list, compare=False, repr=False)  # the days after ``query.days``
 
     def __post_init__(self) -> None:
         if self.memo is None:
