@@ -280,6 +280,73 @@ def test_repeated_lunch_reason_names_the_restaurant(database):
     assert "Flying Mango" in reasons(check_plan(plan, ROCKFORD, database, "strict"))["is_valid_restaurants"]
 
 
+def _closed_by(plan, query, database, quirk: str, check: str) -> str:
+    """Assert that official passes ``plan``, strict fails ``check`` and reopening ``quirk`` alone passes it
+    again; return strict's reason (which names the rule)."""
+    official = check_plan(plan, query, database, "official")
+    strict = check_plan(plan, query, database, "strict")
+    assert official.final_pass, verdicts(official)
+    assert verdicts(strict)[check] == "fail", verdicts(strict)
+    assert check_plan(plan, query, database, with_quirk(quirk)).final_pass
+    return reasons(strict)[check]
+
+
+def test_unchecked_stated_values(database, train):
+    # A flight that leaves at dawn and lands by breakfast, as stated; the row says 15:40 -> 17:04.
+    plan = rockford(edits={(0, "transportation"): "Flight Number: F3573659, from St. Petersburg to Rockford, "
+                                                    "Departure Time: 06:00, Arrival Time: 07:30"})
+    reason = _closed_by(plan, ROCKFORD, database, "unchecked_stated_values", "is_valid_information_in_sandbox")
+    assert "departure time 06:00" in reason and "15:40" in reason
+    query, gold = train[1]  # Kansas City -> Pensacola by car: 14 hours 2 mins, 1,433 km
+    for stated, named in (("duration: 2 hours 0 mins, distance: 1,433 km", "duration"),
+                          ("duration: 14 hours 2 mins, distance: 143 km", "distance")):
+        plan = copy.deepcopy(gold)
+        plan[0]["transportation"] = f"Self-driving, from Kansas City to Pensacola, {stated}, cost: 71"
+        assert named in _closed_by(plan, query, database, "unchecked_stated_values",
+                                   "is_valid_information_in_sandbox")
+
+
+def test_several_places_per_field(database):
+    # "Nonexistent Bistro" is on a line of its own: upstream reads only the last line.
+    plan = rockford(edits={(0, "dinner"): "Nonexistent Bistro\nCoco Bambu, Rockford"})
+    reason = _closed_by(plan, ROCKFORD, database, "several_places_per_field", "is_valid_information_in_sandbox")
+    assert "dinner in day 1 names more than one place" in reason
+    plan = rockford(edits={(0, "current_city"): "from St. Petersburg to Rockford, then on to Paris"})
+    assert "then on to Paris" in _closed_by(plan, ROCKFORD, database, "several_places_per_field",
+                                            "is_reasonable_visiting_city")
+
+
+def test_unread_extra_days(database):
+    plan = rockford() + rockford()  # the round trip, planned (and never paid for) a second time
+    reason = _closed_by(plan, ROCKFORD, database, "unread_extra_days", "is_not_absent")
+    assert "day 4, after the 3-day trip, plans" in reason
+    plan = rockford(edits={(1, "days"): 30})
+    assert "day 2 is numbered 30" in _closed_by(plan, ROCKFORD, database, "unread_extra_days", "is_not_absent")
+    padded = rockford() + [{}, {}, {"days": 6, "current_city": "-", "transportation": "-", "breakfast": "-"}]
+    assert check_plan(padded, ROCKFORD, database, "strict").final_pass  # empty padding is tolerated
+
+
+def test_two_places_at_once(database, train):
+    # Day 1's dinner moved to breakfast: in Rockford, though the flight from St. Petersburg lands at 17:04.
+    plan = rockford(edits={(0, "breakfast"): ROCKFORD_PLAN[0]["dinner"], (0, "dinner"): "-"})
+    reason = _closed_by(plan, ROCKFORD, database, "two_places_at_once", "is_valid_information_in_current_city")
+    assert "before flight F3573659 lands at 17:04" in reason
+    query, gold = train[2]  # Las Vegas -> Stockton; home on day 3 by a flight leaving Stockton at 13:42
+    plan = copy.deepcopy(gold)
+    plan[2]["dinner"], plan[2]["lunch"] = plan[2]["lunch"], "-"  # lunch moved to after the flight has left
+    assert "after flight" in _closed_by(plan, query, database, "two_places_at_once",
+                                        "is_valid_information_in_current_city")
+
+
+def test_day_trip_any_distance(database, train):
+    query, gold = train[41]  # Seattle -> Texas, 7 days; days 4-6 stay in San Antonio
+    sight = database.in_city("attractions", "El Paso")[0].name  # 887 km from San Antonio by road
+    plan = copy.deepcopy(gold)
+    plan[3]["attraction"] = f"{sight}, El Paso;"
+    reason = _closed_by(plan, query, database, "day_trip_any_distance", "is_valid_information_in_current_city")
+    assert "El Paso" in reason
+
+
 def test_every_quirk_is_tested():
     names = {name for name, _ in inspect.getmembers(sys.modules[__name__], inspect.isfunction)}
     missing = [q for q in QUIRKS if f"test_{q}" not in names]
