@@ -284,8 +284,8 @@ def _one_place(trip: Trip, text: str) -> str | None:
 
 def _transport_in_sandbox(trip: Trip, i: int, unit: dict, value: str) -> str | None:
     failure = _transport_row(trip, i, unit, value)
-    if failure is None and not trip.mode.unchecked_stated_values and isinstance(value, str):
-        return stated_value_failure(trip, i, value)
+    if failure is None and not trip.mode.unchecked_stated_values and trip.memo.parse(modes_named, value):
+        return stated_value_failure(trip, i, value)  # text naming no mode is Q5's
     return failure
 
 
