@@ -239,13 +239,13 @@ def _claims_families(database, train):
         "unchecked_stated_values": (drive, kansas[0]),
         "several_places_per_field": (rockford(edits={(0, "dinner"): "Nonexistent Bistro\nCoco Bambu, Rockford"}),
                                      ROCKFORD),
-        "unread_extra_days": (rockford() + rockford(), ROCKFORD),
+        "unread_plan_parts": (rockford() + rockford(), ROCKFORD),
         "two_places_at_once": (home, stockton[0]),
         "day_trip_any_distance": (far, texas[0]),
     }
 
 
-@pytest.mark.parametrize("quirk", ["unchecked_stated_values", "several_places_per_field", "unread_extra_days",
+@pytest.mark.parametrize("quirk", ["unchecked_stated_values", "several_places_per_field", "unread_plan_parts",
                                    "two_places_at_once", "day_trip_any_distance"])
 def test_each_claims_rule_is_named_by_its_flag(quirk, database, train):
     plan, query = _claims_families(database, train)[quirk]

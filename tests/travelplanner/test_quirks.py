@@ -316,12 +316,14 @@ def test_several_places_per_field(database):
                                             "is_reasonable_visiting_city")
 
 
-def test_unread_extra_days(database):
+def test_unread_plan_parts(database):
     plan = rockford() + rockford()  # the round trip, planned (and never paid for) a second time
-    reason = _closed_by(plan, ROCKFORD, database, "unread_extra_days", "is_not_absent")
+    reason = _closed_by(plan, ROCKFORD, database, "unread_plan_parts", "is_not_absent")
     assert "day 4, after the 3-day trip, plans" in reason
     plan = rockford(edits={(1, "days"): 30})
-    assert "day 2 is numbered 30" in _closed_by(plan, ROCKFORD, database, "unread_extra_days", "is_not_absent")
+    assert "day 2 is numbered 30" in _closed_by(plan, ROCKFORD, database, "unread_plan_parts", "is_not_absent")
+    plan = rockford(edits={(1, "lunch2"): "Flying Mango, Rockford"})  # a second lunch nothing reads
+    assert "'lunch2'" in _closed_by(plan, ROCKFORD, database, "unread_plan_parts", "is_not_absent")
     padded = rockford() + [{}, {}, {"days": 6, "current_city": "-", "transportation": "-", "breakfast": "-"}]
     assert check_plan(padded, ROCKFORD, database, "strict").final_pass  # empty padding is tolerated
 

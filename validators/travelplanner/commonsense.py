@@ -313,12 +313,15 @@ def _transport_row(trip: Trip, i: int, unit: dict, value: str) -> str | None:
     return None
 
 
+READ_KEYS = frozenset(("days", "day", "current_city", *DAY_KEYS))
+
+
 def is_not_absent(trip: Trip) -> Outcome:
     q = trip.query
     present = sum(1 for unit in trip.days if unit != {} and unit["current_city"] != NO_MORE_DAYS)
     if present != q.days:
         return False, "Invalid Days"
-    if not trip.mode.unread_extra_days and (failure := _day_numbering(trip)):
+    if not trip.mode.unread_plan_parts and (failure := _unread_parts(trip)):
         return False, f"Invalid Days: {failure} (Q18)."
     if not _visiting_city_number(trip):
         return False, "Invalid City Number"
@@ -342,13 +345,19 @@ def is_not_absent(trip: Trip) -> Outcome:
     return True, "Every required field is filled."
 
 
-def _day_numbering(trip: Trip) -> str | None:
-    """Strict Q18: a day's number (``days`` or ``day``) is its position, and the days after the query's
-    last one plan nothing (padding with ``{}``, null, or days whose fields are all empty is tolerated)."""
+def _unread_parts(trip: Trip) -> str | None:
+    """Strict Q18: a day's number (``days`` or ``day``) is its position, a day holds only the fields the
+    checks read, and the days after the query's last one plan nothing (padding with ``{}``, null, or days
+    whose fields are all empty is tolerated)."""
     for i, unit in enumerate(trip.days):
-        number = unit.get("days", unit.get("day")) if isinstance(unit, dict) else None
+        if not isinstance(unit, dict):
+            continue
+        number = unit.get("days", unit.get("day"))
         if number is not None and (type(number) is not int or number != i + 1):
             return f"day {i + 1} is numbered {number!r}"
+        unknown = [key for key in unit if key not in READ_KEYS]
+        if unknown:
+            return f"day {i + 1} holds fields no check reads: {', '.join(map(repr, unknown[:3]))}"
     for k, unit in enumerate(trip.extra, start=len(trip.days) + 1):
         if unit is None or unit == {}:
             continue

@@ -32,7 +32,7 @@ class Mode:
     blank_fields_count: bool = True  # Q15: null, blank or ``;``-only fields count as filled
     unchecked_stated_values: bool = True  # Q16: a transport's stated times, duration and distance are unread
     several_places_per_field: bool = True  # Q17: a field's text may hold more than the one place checked
-    unread_extra_days: bool = True  # Q18: days after the query's last one, and day numbers, are never read
+    unread_plan_parts: bool = True  # Q18: later days, day numbers and unknown day keys are never read
     two_places_at_once: bool = True  # Q19: a flight day's meals and sights ignore when the flight leaves/lands
     day_trip_any_distance: bool = True  # Q20: a stay-day attraction may be any distance away (strict: same state)
 

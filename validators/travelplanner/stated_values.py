@@ -13,6 +13,7 @@ charged is the row's in both modes, and gold plans state costs that are plainly 
 
 from __future__ import annotations
 
+from .place_form import city_form_failure
 from .text import before_parenthesis, clock_minutes, distance_km, duration_minutes, parse_transport
 from .trip import Trip
 
@@ -26,6 +27,9 @@ def stated_value_failure(trip: Trip, i: int, value: str) -> str | None:
     fields = trip.memo.parse(parse_transport, value)
     if fields is None:
         return f"{where} cannot be read as a flight, self-driving or taxi string (Q16: its claims are unchecked)."
+    for key in ("from", "to"):
+        if failure := city_form_failure(trip, fields[key]):
+            return f"{where} names a city that says more than its city: {failure} (Q16)."
     origin, destination = trip.city(fields["from"]), trip.city(fields["to"])
     if fields["mode"] == "flight":
         row = trip.store.flight_on_route(fields["flight_number"], origin, destination, trip.flight_date(i))
