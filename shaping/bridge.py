@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from planshape.validators.travelplanner import prompt, sample
+from planshape.validators.travelplanner.explain import Explanation, explain
 from planshape.validators.travelplanner.query import Query, read_query_rows
 from planshape.validators.travelplanner.store import open_store
 from planshape.validators.travelplanner.tools import TOOL_SCHEMAS, ToolBox
@@ -311,6 +312,10 @@ class Shaper:
         return [record for record, _ in read_query_rows(sample.sample_queries() if str(path) == SAMPLE else path)]
 
     # --- what will run -------------------------------------------------------------------------------------
+
+    def explain(self, text: Any, query: Query | Mapping[str, Any] | str) -> Explanation:
+        """Every check's verdict on one output, with each claim and the sandbox rows it was compared with."""
+        return explain(text, _query(query), self.scorer.store, self.config.mode)
 
     def describe(self) -> dict[str, Any]:
         """Everything a user should see before launching a run."""

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from rich.console import Console
 
+from .explain import add_explain_parser
 from .report.cli import add_plots_argument, add_report_parser
 
 ADAPTERS = ("verl", "trl", "openrlhf")  # each may add a command group through planshape.adapters.<name>.cli
@@ -240,6 +241,7 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("file")
     check.set_defaults(func=_config_check)
 
+    add_explain_parser(sub)
     add_report_parser(sub)
     _add_adapter_commands(sub)
     return parser
