@@ -10,16 +10,19 @@ import copy
 
 import fastjsonschema
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from planshape.validators.travelplanner.evaluate import check_plan
 from planshape.validators.travelplanner.plan_format import _day_validator, _fast_validators, from_upstream, gate
+from planshape.validators.travelplanner.text import attraction_items, before_parenthesis, extract_from_to, name_city
 
 from .helpers import ROCKFORD, ROCKFORD_PLAN
 
 GOLD = from_upstream(ROCKFORD_PLAN)
 
 
-def _edit(path: tuple, value) -> list[dict]:
-    plan = copy.deepcopy(GOLD)
+def _edit(path: tuple, value, base: list[dict] = GOLD) -> list[dict]:
+    plan = copy.deepcopy(base)
     node = plan
     for key in path[:-1]:
         node = node[key]
@@ -70,3 +73,27 @@ def test_both_schema_validators_give_one_answer_on_line_ends(value):
     reason = gate(plan).reason
     assert not gate(plan).ok and "does not match" in reason
     assert reason.startswith(f"day 1, field 'transportation.{key}'")
+
+
+TEXT = st.lists(st.sampled_from(list("ab ,;()\n\r\u2028") + ["to ", " from ", " to "]), min_size=1,
+                max_size=8).map("".join)
+
+
+@settings(max_examples=300, deadline=None)
+@given(name=TEXT, city=TEXT, to=TEXT, where=st.sampled_from(["dinner", "attraction", "accommodation"]))
+def test_every_accepted_answer_reads_back_as_typed(name, city, to, where):
+    """Whatever the gate accepts, the checks' parsers read back exactly what was typed."""
+    place = {"name": name, "city": city}
+    plan = _edit((1, where), [place] if where == "attraction" else place)
+    plan = _edit((0, "city", "to"), to, plan) if to.strip() else plan
+    result = gate(plan)
+    if not result.ok:
+        assert result.reason.startswith("day ") and "cannot be checked" not in result.reason
+        return
+    text = result.plan[1][where]
+    if where == "attraction":
+        items = attraction_items(text, False)
+        assert len(items) == 1
+        text = items[0]
+    assert name_city(text) == (name.strip(), before_parenthesis(city.strip()).strip())
+    assert extract_from_to(result.plan[0]["current_city"]) == ("St. Petersburg", plan[0]["city"]["to"])

@@ -11,33 +11,68 @@ parse cannot name them either (it reads only their last line), so no plan can bo
 
 from __future__ import annotations
 
-import re
+from functools import lru_cache
 
 from .trip import Trip
-
-_CITY_STATE = re.compile(r"^(?P<city>[^()]+?) ?\((?P<state>[^()]+)\)$")
 
 
 def one_line(text: str) -> bool:
     """No line break of any kind (``str.splitlines``' set: newline, carriage return, separators)."""
+    if text.isprintable():  # every line break is unprintable: the common case costs one scan
+        return True
     return len(text.splitlines()) <= 1 and not text.endswith(("\n", "\r"))
 
 
-def city_form_failure(trip: Trip, text: str) -> str | None:
-    """Why a city as written (``City`` or ``City(State)``) claims more than its city (None when it does not)."""
+def city_form(text: str) -> str | tuple[str, str] | None:
+    """A city as written, read without the database: None (a bare city), ``(city, state)`` (a suffix the
+    city file must confirm), or why it is not one city. Short texts (every real city) are read once."""
+    return _short_city_form(text) if len(text) <= 100 else _city_form(text)
+
+
+def _city_form(text: str) -> str | tuple[str, str] | None:
     if not one_line(text):
         return f"{text!r} holds more than one line"
     if "(" not in text and ")" not in text:
         return None
-    m = _CITY_STATE.match(text.strip())
-    if m is None or trip.store.city_state.get(m["city"].strip()) != m["state"]:
-        return f"{text.strip()!r} carries text after its city that is not the city's state"
-    return None
+    stripped = text.strip()
+    cut = stripped.rfind("(")
+    city = stripped[:cut].removesuffix(" ")  # ``City(State)`` or ``City (State)``
+    state = stripped[cut + 1 : -1]
+    if (cut <= 0 or not stripped.endswith(")") or not city or city != city.rstrip() or not state
+            or "(" in city or ")" in city or ")" in state):
+        return f"{stripped!r} carries text after its city that is not the city's state"
+    return city, state
+
+
+_short_city_form = lru_cache(maxsize=4096)(_city_form)
+
+
+def place_form(text: str) -> str | tuple[str, str] | None:
+    """``city_form`` for a ``Name, City`` item, which must also be one line."""
+    if not one_line(text):
+        return f"{text!r} holds more than one line (only its last line is looked up)"
+    city = text.rpartition(",")[2]
+    return city_form(city) if city.strip() else None
+
+
+def _confirmed(trip: Trip, form: str | tuple[str, str] | None, text: str) -> str | None:
+    if isinstance(form, tuple):
+        city, state = form
+        if trip.store.city_state.get(city) != state:
+            return f"{text.strip()!r} carries text after its city that is not the city's state"
+        return None
+    return form
+
+
+def city_form_failure(trip: Trip, text: str) -> str | None:
+    """Why a city as written (``City`` or ``City(State)``) claims more than its city (None when it does not)."""
+    if "(" not in text and ")" not in text and text.isprintable():
+        return None  # the common case, answered without a parse
+    return _confirmed(trip, city_form(text), text)
 
 
 def place_form_failure(trip: Trip, text: str) -> str | None:
     """Why a ``Name, City`` item holds more than one place (None when it names exactly one)."""
-    if not one_line(text):
-        return f"{text!r} holds more than one line (only its last line is looked up)"
-    city = text.rpartition(",")[2]
-    return city_form_failure(trip, city) if city.strip() else None
+    if "(" not in text and ")" not in text and text.isprintable():
+        return None
+    return _confirmed(trip, place_form(text), text.rpartition(",")[2])
