@@ -227,12 +227,15 @@ def test_malformed_plans_never_raise_and_match_a_plain_check(mode, index, databa
 
 
 def _claims_families(database, train):
-    """One exploit per rule of issue 16 (Q16-Q20): each passes official, and only its own flag fails it."""
+    """One exploit per rule of issue 16 (Q16-Q21): each passes official, and only its own flag fails it."""
     kansas, stockton, texas = train[1], train[2], train[41]
     drive = copy.deepcopy(kansas[1])
     drive[0]["transportation"] = drive[0]["transportation"].replace("14 hours 2 mins", "2 hours 0 mins")
     home = copy.deepcopy(stockton[1])
     home[2]["dinner"], home[2]["lunch"] = home[2]["lunch"], "-"
+    orlando, hop = train[5], copy.deepcopy(train[5][1])
+    hop[2]["current_city"], hop[2]["transportation"] = "Houston(Texas)", "-"
+    hop[2]["breakfast"] = f"{database.in_city('restaurants', 'Houston')[0].name}, Houston(Texas)"
     far = copy.deepcopy(texas[1])
     far[3]["attraction"] = f"{database.in_city('attractions', 'El Paso')[0].name}, El Paso;"
     return {
@@ -242,11 +245,12 @@ def _claims_families(database, train):
         "unread_plan_parts": (rockford() + rockford(), ROCKFORD),
         "two_places_at_once": (home, stockton[0]),
         "day_trip_any_distance": (far, texas[0]),
+        "teleport_between_days": (hop, orlando[0]),
     }
 
 
 @pytest.mark.parametrize("quirk", ["unchecked_stated_values", "several_places_per_field", "unread_plan_parts",
-                                   "two_places_at_once", "day_trip_any_distance"])
+                                   "two_places_at_once", "day_trip_any_distance", "teleport_between_days"])
 def test_each_claims_rule_is_named_by_its_flag(quirk, database, train):
     plan, query = _claims_families(database, train)[quirk]
     _, watch = Monitor("strict").check(plan, query, database)

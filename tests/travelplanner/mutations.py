@@ -101,6 +101,10 @@ def mutations(plan: list[dict[str, Any]], days: int, store: Any
             new[i]["attraction"] = "Nowhere Park\n" + attraction
             yield f"day{i + 1}-attraction-second-line", FALSE, new
         city = day.get("current_city", "")
+        if "from" in city and 0 < i < days - 1:  # arrive without travelling: the leg's city, no transport
+            new = copy.deepcopy(plan)
+            new[i]["current_city"], new[i]["transportation"] = city.split(" to ")[-1], "-"
+            yield f"day{i + 1}-teleport", FALSE, new
         if "from" not in city and "(" not in city and city in store.city_state:
             new = copy.deepcopy(plan)
             new[i]["current_city"] = f"{city}({store.city_state[city]})"  # as the gold plans write a state

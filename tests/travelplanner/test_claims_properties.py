@@ -11,7 +11,7 @@ from planshape.validators.travelplanner.modes import STRICT
 from .mutations import mutations
 
 NEW_RULES = ("unchecked_stated_values", "several_places_per_field", "unread_plan_parts", "two_places_at_once",
-             "day_trip_any_distance")
+             "day_trip_any_distance", "teleport_between_days")
 WITHOUT_NEW_RULES = dataclasses.replace(STRICT, name="strict-before-16", **dict.fromkeys(NEW_RULES, True))
 
 

@@ -349,6 +349,15 @@ def test_day_trip_any_distance(database, train):
     assert "El Paso" in reason
 
 
+def test_teleport_between_days(database, train):
+    query, gold = train[5]  # Orlando -> Texas, 5 days: San Antonio, then a flight to Houston on day 3
+    plan = copy.deepcopy(gold)
+    plan[2]["current_city"], plan[2]["transportation"] = "Houston(Texas)", "-"  # Houston, with no flight
+    plan[2]["breakfast"] = f"{database.in_city('restaurants', 'Houston')[0].name}, Houston(Texas)"
+    reason = _closed_by(plan, query, database, "teleport_between_days", "is_reasonable_visiting_city")
+    assert "Day 3 starts in Houston, but day 2 ended in San Antonio" in reason
+
+
 def test_every_quirk_is_tested():
     names = {name for name, _ in inspect.getmembers(sys.modules[__name__], inspect.isfunction)}
     missing = [q for q in QUIRKS if f"test_{q}" not in names]

@@ -21,13 +21,18 @@ def is_reasonable_visiting_city(trip: Trip) -> Outcome:
     q, cities = trip.query, []
     for i, unit in enumerate(trip.days):
         text = unit["current_city"]
+        ended = cities[-1] if cities else None
         if "from" in text:
             first, second = trip.route(text)
             if i == 0 and first != q.org:
                 return False, f"The first day's city should be {q.org}."
             cities += [first, second]
         else:
-            cities.append(trip.city(text))
+            first = trip.city(text)
+            cities.append(first)
+        if not trip.mode.teleport_between_days and ended is not None and first != ended:
+            return False, (f"Day {i + 1} starts in {first}, but day {i} ended in {ended}: no transport joins "
+                           f"them (Q21).")
         if not trip.mode.several_places_per_field and (failure := _current_city_form(trip, text)):
             return False, f"The current city of day {i + 1} {failure} (Q17)."
     if not trip.mode.route_may_skip_origin and cities and cities[0] != q.org:
