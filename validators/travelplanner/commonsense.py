@@ -243,16 +243,18 @@ def _day_trip(trip: Trip, current_city: str, item: str) -> bool:
 
     The official checker accepts any city on stay days (Q1); strict requires the current city for meals
     and accommodation, but a train gold plan (Seattle -> Texas, 7 days) visits San Angelo attractions
-    while staying in San Antonio, so day trips stay allowed: within ``DAY_TRIP_KM`` by road (Q20), or in
-    the same state with Q20 open.
+    while staying in San Antonio, so day trips stay allowed: to a city of the same state, within
+    ``DAY_TRIP_KM`` by road (Q20; any distance with Q20 open).
     """
     if trip.mode.stay_day_chars or "from" in current_city:
         return False
     here, there = trip.city(current_city), trip.item_city(item)
+    states = trip.store.city_state
+    if states.get(here) is None or states.get(there) != states.get(here):
+        return False
     if trip.mode.day_trip_any_distance:
-        states = trip.store.city_state
-        return states.get(here) is not None and states.get(there) == states.get(here)
-    reach = day_trip_reach(trip, here, there)  # Q20: by road from the day's city, not by state label
+        return True
+    reach = day_trip_reach(trip, here, there)  # Q20: also within reach by road (labels join far cities)
     return reach is not None and reach <= DAY_TRIP_KM
 
 

@@ -7,9 +7,10 @@ arrival city needs it to land before its window closes. The windows are ordinary
 every train gold plan (none fails; the tightest gold cases in docs/modes.md). Ground legs state no
 departure time, so they are not timed (docs/modes.md says why).
 
-Q20. A stay-day attraction outside the day's city is a day trip: strict bounds it by road distance from
-the day's city (distance table, a drivable row), not by the city file's state label, which groups
-cities that are not in one state ("England" holds Birmingham, Manchester, Portsmouth and Worcester).
+Q20. A stay-day attraction outside the day's city is a day trip to a city of the same state: strict also
+bounds it by road distance from the day's city (distance table, a drivable row), since a state can be
+1,000 km across and the city file's labels group cities that are not in one state ("England" holds
+Birmingham, Manchester, Portsmouth and Worcester).
 The longest gold day trip is San Antonio to San Angelo, 339 km.
 """
 
