@@ -227,8 +227,8 @@ def is_valid_information_in_current_city(trip: Trip) -> Outcome:
         if "attraction" in unit and trip.filled(unit["attraction"]):
             for item in trip.items(unit["attraction"]):
                 if not _in_cities(trip, item, cities) and not _day_trip(trip, text, item):
-                    return False, _not_in_city(trip, f"The attraction in day {i + 1} is invalid city choice.", item,
-                                               cities)
+                    return False, _not_in_city(trip, f"The attraction in day {i + 1} is invalid city choice"
+                                               f"{_beyond_reach(trip, text, item)}.", item, cities)
         if "accommodation" in unit and trip.filled(unit["accommodation"]):
             stay = unit["accommodation"]
             last = [cities[-1]] if isinstance(cities, list) else cities[-1]  # upstream: the last character (Q1)
@@ -236,6 +236,18 @@ def is_valid_information_in_current_city(trip: Trip) -> Outcome:
                 return False, _not_in_city(trip, f"The accommodation in day {i + 1} is invalid city choice.", stay,
                                            last)
     return True, "Every item is in the day's city."
+
+
+def _beyond_reach(trip: Trip, current_city: str, item: str) -> str:
+    """Q20's part of the reason: a same-state day trip that is too far."""
+    if trip.mode.day_trip_any_distance or trip.mode.stay_day_chars or "from" in current_city:
+        return ""
+    here, there = trip.city(current_city), trip.item_city(item)
+    if trip.store.city_state.get(here) is None or trip.store.city_state.get(there) != trip.store.city_state.get(here):
+        return ""
+    reach = day_trip_reach(trip, here, there)
+    far = "no drivable road" if reach is None else f"{reach:g} km by road"
+    return f" (Q20: a day trip from {here} reaches {DAY_TRIP_KM:g} km; {there} is {far})"
 
 
 def _day_trip(trip: Trip, current_city: str, item: str) -> bool:

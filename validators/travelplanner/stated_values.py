@@ -38,7 +38,7 @@ def stated_value_failure(trip: Trip, i: int, value: str) -> str | None:
         for key, actual in (("departure_time", row.dep_time), ("arrival_time", row.arr_time)):
             if key in fields and clock_minutes(fields[key]) != clock_minutes(actual):
                 label = key.replace("_", " ")
-                return f"{where} states {label} {fields[key]}, but flight {row.flight_number} has {actual}."
+                return f"{where} states {label} {fields[key]}, but flight {row.flight_number} has {actual} (Q16)."
         return None
     row = trip.store.distance(before_parenthesis(origin), before_parenthesis(destination))
     if row is None or row.duration is None or row.distance is None:
@@ -47,10 +47,10 @@ def stated_value_failure(trip: Trip, i: int, value: str) -> str | None:
         stated, actual = duration_minutes(fields["duration"]), duration_minutes(row.duration)
         if stated is None or actual is None or abs(stated - actual) > DURATION_TOLERANCE_MIN:
             return (f"{where} states duration {fields['duration']!r}, but {origin} to {destination} takes "
-                    f"{row.duration} (tolerance {DURATION_TOLERANCE_MIN} mins).")
+                    f"{row.duration} (Q16: tolerance {DURATION_TOLERANCE_MIN} mins).")
     if "distance" in fields:
         stated_km, actual_km = distance_km(fields["distance"]), distance_km(row.distance)
         if stated_km is None or actual_km is None or abs(stated_km - actual_km) > DISTANCE_TOLERANCE * actual_km:
             return (f"{where} states distance {fields['distance']!r}, but {origin} to {destination} is "
-                    f"{row.distance} (tolerance {DISTANCE_TOLERANCE:.0%}).")
+                    f"{row.distance} (Q16: tolerance {DISTANCE_TOLERANCE:.0%}).")
     return None
