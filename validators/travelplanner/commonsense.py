@@ -372,7 +372,8 @@ def _unread_parts(trip: Trip) -> str | None:
         if not isinstance(unit, dict):
             continue
         number = unit.get("days", unit.get("day"))
-        if number is not None and (type(number) is not int or number != i + 1):
+        if number is not None and (isinstance(number, bool) or not isinstance(number, (int, float))
+                                   or number != i + 1):
             return f"day {i + 1} is numbered {number!r}"
         unknown = [key for key in unit if key not in READ_KEYS]
         if unknown:
