@@ -298,7 +298,10 @@ def is_valid_information_in_sandbox(trip: Trip) -> Outcome:
 
 
 def _one_place(trip: Trip, text: str) -> str | None:
-    return None if trip.mode.several_places_per_field else place_form_failure(trip, text)
+    """Strict Q17 for one item; a one-line item without parentheses (most) is answered here."""
+    if trip.mode.several_places_per_field or ("(" not in text and ")" not in text and text.isprintable()):
+        return None
+    return place_form_failure(trip, text)
 
 
 def _transport_in_sandbox(trip: Trip, i: int, unit: dict, value: str) -> str | None:

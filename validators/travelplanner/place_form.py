@@ -48,11 +48,18 @@ _short_city_form = lru_cache(maxsize=4096)(_city_form)
 
 
 def place_form(text: str) -> str | tuple[str, str] | None:
-    """``city_form`` for a ``Name, City`` item, which must also be one line."""
+    """``city_form`` for a ``Name, City`` item, which must also be one line (short items are read once)."""
+    return _short_place_form(text) if len(text) <= 200 else _place_form(text)
+
+
+def _place_form(text: str) -> str | tuple[str, str] | None:
     if not one_line(text):
         return f"{text!r} holds more than one line (only its last line is looked up)"
     city = text.rpartition(",")[2]
     return city_form(city) if city.strip() else None
+
+
+_short_place_form = lru_cache(maxsize=16384)(_place_form)
 
 
 def _confirmed(trip: Trip, form: str | tuple[str, str] | None, text: str) -> str | None:

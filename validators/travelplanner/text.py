@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left
+from functools import lru_cache
 
 # Upstream's "from A to B" pattern. It is only run where it cannot backtrack far (see ``extract_from_to``).
 _FROM_TO = re.compile(r"from\s+(.+?)\s+to\s+([^,]+)(?=[,\s]|$)")
@@ -198,22 +199,37 @@ def parse_transport(text: str) -> dict[str, str] | None:
 
 def duration_minutes(text: str) -> int | None:
     """``"19 hours 21 mins"`` (also ``1 hour``, ``56 mins``, ``1 day 2 hours``) -> minutes; None otherwise."""
-    m = _DURATION.match(text.strip()) if isinstance(text, str) and len(text) < 40 else None
+    return _duration_minutes(text) if isinstance(text, str) and len(text) < 40 else None
+
+
+def distance_km(text: str) -> float | None:
+    """``"2,132 km"`` or ``"70.7 km"`` -> kilometres; None otherwise."""
+    return _distance_km(text) if isinstance(text, str) and len(text) < 40 else None
+
+
+def clock_minutes(text: str) -> int | None:
+    """``"15:40"`` -> minutes after midnight; None for anything that is not a time of day."""
+    return _clock_minutes(text) if isinstance(text, str) and len(text) <= 5 else None
+
+
+# Short texts only (the guards above), so each cache holds at most a few hundred kilobytes: the same
+# durations, distances and times recur across a batch's plans and the database rows they are compared with.
+@lru_cache(maxsize=8192)
+def _duration_minutes(text: str) -> int | None:
+    m = _DURATION.match(text.strip())
     if m is None or not any(m.groups()):
         return None
     return int(m["d"] or 0) * 1440 + int(m["h"] or 0) * 60 + int(m["m"] or 0)
 
 
-def distance_km(text: str) -> float | None:
-    """``"2,132 km"`` or ``"70.7 km"`` -> kilometres; None otherwise."""
-    m = _DISTANCE.match(text.strip()) if isinstance(text, str) and len(text) < 40 else None
+@lru_cache(maxsize=8192)
+def _distance_km(text: str) -> float | None:
+    m = _DISTANCE.match(text.strip())
     return float(m["km"].replace(",", "")) if m else None
 
 
-def clock_minutes(text: str) -> int | None:
-    """``"15:40"`` -> minutes after midnight; None for anything that is not a time of day."""
-    if not isinstance(text, str) or len(text) > 5:
-        return None
+@lru_cache(maxsize=4096)
+def _clock_minutes(text: str) -> int | None:
     hours, sep, minutes = text.partition(":")
     if not sep or not hours.isdigit() or not minutes.isdigit() or len(minutes) != 2 or not hours.isascii():
         return None
