@@ -11,6 +11,7 @@ from pathlib import Path
 
 from rich.console import Console
 
+from .explain import add_explain_parser
 from .observe.report.cli import add_plots_argument, add_report_parser
 
 
@@ -220,6 +221,7 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("file")
     check.set_defaults(func=_config_check)
 
+    add_explain_parser(sub)
     add_report_parser(sub)
     from . import plugins
 

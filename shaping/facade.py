@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from planshape.validators.travelplanner import prompt
 from planshape.validators.travelplanner import sample as sample_world
+from planshape.validators.travelplanner.explain import Explanation, explain
 from planshape.validators.travelplanner.query import Query, read_query_rows
 from planshape.validators.travelplanner.store import open_store
 from planshape.validators.travelplanner.tools import TOOL_SCHEMAS, ToolBox
@@ -35,7 +36,7 @@ from .components import COMPONENTS, ERROR, NO_ANSWER, PASSED, failure_categories
 from .config import SAMPLE_WORLD, ConfigError, ShapingConfig, as_mapping, takes_alpha
 from .hookspecs import hookimpl
 from .observe.metric_names import ADVANTAGE_STATS, PREFIX, metric_name
-from .observe.monitor import MONITOR_METRICS, NOT_CHECKED, Watch
+from .observe.monitor import MONITOR_METRICS, NOT_CHECKED, Watch, watch_metrics
 from .observe.sample_log import SampleLog
 from .observe.verdict_log import CHECK_KEYS, NOT_RUN, verdict_code
 from .reward import RewardResult, Scorer
@@ -87,7 +88,7 @@ class SampleScore:
         counted = self.failure or PASSED
         out.update({f"{PREFIX}failure/{c}": float(c == counted) for c in self.categories})
         if self.watch is not None:
-            out.update({f"{PREFIX}{k}": v for k, v in self.watch.metrics().items()})
+            out.update({f"{PREFIX}{k}": v for k, v in watch_metrics(self.watch).items()})
         return out
 
 
@@ -395,6 +396,10 @@ class Shaper:
         return split_queries(records, val_size, seed)
 
     # --- what will run -------------------------------------------------------------------------------------
+
+    def explain(self, text: Any, query: Query | Mapping[str, Any] | str) -> Explanation:
+        """Every check's verdict on one output, with each claim and the sandbox rows it was compared with."""
+        return explain(text, _query(query), self.scorer.store, self.config.mode)
 
     def describe(self) -> dict[str, Any]:
         """Everything a user should see before launching a run."""
