@@ -21,7 +21,7 @@ import time
 import numpy as np
 import torch
 from planshape.shaping.advantages import grpo, planpo
-from planshape.shaping.token_level import token_advantages
+from planshape.shaping.advantages.tokens import token_advantages
 
 PROMPTS, ROLLOUTS, LENGTH = 16, 8, 30_500
 RATIO_TARGET, GROWTH_TARGET, RATIO_TURNS = 1.3, 2.5, 120
@@ -95,8 +95,8 @@ def main() -> int:
                 return compute_grpo_outcome_advantage(rewards, mask, index)[0]
 
             def ours(estimator, rewards=rewards, mask=mask, index=index, **kw):
-                return lambda: token_advantages(rewards.sum(-1), mask, index, estimator, success_threshold=5.0,
-                                                **kw)[0]
+                return lambda: token_advantages(rewards.sum(-1), mask, index, estimator,
+                                                success=rewards.sum(-1).cpu().numpy() >= 5.0, **kw)[0]
 
             # Our GRPO must equal VERL's, token for token.
             torch.testing.assert_close(ours(grpo)(), verl_grpo(), rtol=1e-5, atol=1e-5)

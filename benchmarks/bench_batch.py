@@ -16,7 +16,7 @@ import sys
 import time
 from pathlib import Path
 
-from planshape.shaping.bridge import Shaper
+from planshape.shaping.facade import Shaper
 from planshape.validators.travelplanner.query import read_records
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))

@@ -17,7 +17,7 @@ import json
 import time
 from pathlib import Path
 
-from planshape.shaping.monitor import Monitor
+from planshape.shaping.observe.monitor import Monitor
 from planshape.shaping.reward import Scorer
 from planshape.validators.travelplanner.database import load_database
 from planshape.validators.travelplanner.evaluate import check_plan

@@ -15,8 +15,8 @@ import tempfile
 import time
 
 import numpy as np
-from planshape.shaping.bridge import Shaper
-from planshape.shaping.verdict_log import read_log
+from planshape.shaping.facade import Shaper
+from planshape.shaping.observe.verdict_log import read_log
 from planshape.validators.travelplanner.sample import sample_dir
 
 

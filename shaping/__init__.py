@@ -1,7 +1,7 @@
 """The framework-agnostic core: rewards, schedules, advantage estimators, hooks and the CLI.
 
 The public face, importable from here: ``Shaper`` and ``ShapingConfig`` (the facade adapters use, see
-``planshape.shaping.bridge``), ``ConfigError``, and ``hookimpl`` for plugins (docs/hooks.md). They are
+``planshape.shaping.facade``), ``ConfigError``, and ``hookimpl`` for plugins (docs/hooks.md). They are
 loaded on first access, so importing a submodule stays cheap.
 """
 
@@ -11,11 +11,11 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .bridge import SampleScore, Shaper, TokenAdvantages
     from .config import ConfigError, ShapingConfig
+    from .facade import SampleScore, Shaper, TokenAdvantages
     from .hookspecs import hookimpl
 
-_EXPORTS = {"Shaper": "bridge", "SampleScore": "bridge", "TokenAdvantages": "bridge", "ShapingConfig": "config",
+_EXPORTS = {"Shaper": "facade", "SampleScore": "facade", "TokenAdvantages": "facade", "ShapingConfig": "config",
             "ConfigError": "config", "hookimpl": "hookspecs"}
 __all__ = ["ConfigError", "SampleScore", "Shaper", "ShapingConfig", "TokenAdvantages", "hookimpl"]
 

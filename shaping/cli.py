@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import importlib
 import json
 import sqlite3
 import sys
@@ -12,10 +11,9 @@ from pathlib import Path
 
 from rich.console import Console
 
-from .report.cli import add_plots_argument, add_report_parser
+from .explain import add_explain_parser
+from .observe.report.cli import add_plots_argument, add_report_parser
 from .rollout.cli import add_parsers as add_rollout_parsers
-
-ADAPTERS = ("verl", "trl", "openrlhf")  # each may add a command group through planshape.adapters.<name>.cli
 
 
 def _store(args: argparse.Namespace, console: Console):
@@ -52,7 +50,7 @@ def _evaluate(args: argparse.Namespace) -> int:
     print_report(report, console)
     _write_json(args, report, console)
     if args.plots:
-        from .report.cli import write_submission_plots
+        from .observe.report.cli import write_submission_plots
 
         written = write_submission_plots(report, args.plots)
         console.print(f"figures written to {args.plots}: {', '.join(p.name for p in written.values())}")
@@ -69,8 +67,7 @@ def _schema(args: argparse.Namespace) -> int:
 def _score(args: argparse.Namespace) -> int:
     from planshape.validators.travelplanner import sample
 
-    from .bridge import Shaper
-    from .config import takes_alpha
+    from .facade import Shaper
     from .rollout_file import print_rollouts, read_rollouts, score_rollouts
 
     console = Console()
@@ -79,11 +76,7 @@ def _score(args: argparse.Namespace) -> int:
         console.print("[dim]no --database given: using the bundled sample world[/dim]")
         settings["database"] = "sample"
     shaper = Shaper.from_mapping(settings)
-    options = dict(shaper.config.estimator_options)
-    if takes_alpha(shaper.estimator):
-        options["alpha"] = shaper.alpha(args.step)
-    report = score_rollouts(read_rollouts(args.rollouts or sample.sample_dir() / "rollouts.jsonl"), shaper.scorer,
-                            shaper.estimator, args.step, **options)
+    report = score_rollouts(read_rollouts(args.rollouts or sample.sample_dir() / "rollouts.jsonl"), shaper, args.step)
     print_rollouts(report, console)
     _write_json(args, report, console)
     return 0
@@ -134,9 +127,11 @@ def _plugins(args: argparse.Namespace) -> int:
 
     table = Table(title="planshape plugins", title_justify="left")
     table.add_column("plugin")
+    table.add_column("version")
     table.add_column("hooks")
+    versions = plugins.versions()
     for name, hooks in plugins.describe():
-        table.add_row(name, ", ".join(hooks))
+        table.add_row(name, versions[name], ", ".join(hooks))
     Console().print(table)
     return 0
 
@@ -151,7 +146,7 @@ def _config_schema(args: argparse.Namespace) -> int:
 def _config_check(args: argparse.Namespace) -> int:
     from rich.table import Table
 
-    from .bridge import Shaper
+    from .facade import Shaper
 
     shaper = Shaper.from_mapping(Path(args.file))
     info = shaper.describe()
@@ -167,20 +162,6 @@ def _config_check(args: argparse.Namespace) -> int:
         table.add_row(f"  {stage['name']}", f"steps [{stage['from_step']}, {until}): {weights}")
     console.print(table)
     return 0
-
-
-def _add_adapter_commands(sub: argparse._SubParsersAction) -> None:
-    """Each installed adapter adds its command group (``planshape verl ...``); its trainer is imported only
-    when one of its commands runs."""
-    for name in ADAPTERS:
-        module_name = f"planshape.adapters.{name}.cli"
-        try:
-            module = importlib.import_module(module_name)
-        except ModuleNotFoundError as exc:
-            if exc.name in (module_name, f"planshape.adapters.{name}"):
-                continue
-            raise
-        module.add_parser(sub)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -241,9 +222,12 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("file")
     check.set_defaults(func=_config_check)
 
+    add_explain_parser(sub)
     add_report_parser(sub)
     add_rollout_parsers(sub)
-    _add_adapter_commands(sub)
+    from . import plugins
+
+    plugins.plugin_manager().hook.planshape_add_commands(subparsers=sub)  # each adapter's group (``planshape verl``)
     return parser
 
 

@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from planshape.validators.travelplanner.evaluate import PlanResult, Status
 from planshape.validators.travelplanner.query import Query
 
-# Metric names, identical in every trainer's log (the facade prefixes them with ``planshape/``).
+# Metric names, identical in every trainer's log (``observe.metric_names`` prefixes them).
 COMPONENTS = ("schema", "cs_micro", "hard_micro", "cs_macro", "hard_macro", "pass")
 
 # Failure categories that do not name a check. A check's own category is "commonsense:<key>" / "hard:<key>".

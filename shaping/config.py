@@ -10,6 +10,7 @@ from __future__ import annotations
 import inspect
 import json
 import math
+import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
@@ -21,7 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from . import plugins
 from .schedules import WEIGHTED, LinearDecay, Schedule, ScheduleError, schedule_from_config
 
-SAMPLE = "sample"  # the ``database`` value that selects the bundled sample world
+SAMPLE_WORLD = "sample"  # the ``database`` value that selects the bundled sample world
 
 
 class ConfigError(ValueError):
@@ -102,12 +103,12 @@ class ShapingConfig(_Section):
     @field_validator("database")
     @classmethod
     def _database(cls, value: str) -> str:
-        if value == SAMPLE:
+        if value == SAMPLE_WORLD:
             return value
         path = Path(value).expanduser()
         if not path.exists():
             raise ValueError(f"{value!r} does not exist; give a TravelPlanner database directory (official CSV "
-                             f"layout), a store file built by `planshape db build`, or {SAMPLE!r}")
+                             f"layout), a store file built by `planshape db build`, or {SAMPLE_WORLD!r}")
         return str(path)
 
     @field_validator("schedule")
@@ -151,23 +152,57 @@ class ShapingConfig(_Section):
                 raise ValueError(f"success: {exc}") from None
         return self
 
+    @model_validator(mode="after")
+    def _stages_fit_the_run(self) -> ShapingConfig:
+        end = self.total_steps
+        late = [s for s in self.schedule_object().stages if end is not None and s.start >= end]
+        if late:
+            raise ValueError(f"schedule: stage {late[0].name!r} starts at step {late[0].start}, but the run ends after "
+                             f"total_steps={self.total_steps}, so it would never train; use a schedule whose stages "
+                             "start within the run (a custom {name, stages}), or a longer run")
+        return self
+
     def schedule_object(self) -> Schedule:
         return schedule_from_config(self.schedule, plugins.schedules())
 
+    @property
+    def alpha_horizon(self) -> int | None:
+        """The steps α decays over: ``alpha.steps``, else the run's ``total_steps`` (None: neither is set)."""
+        return self.alpha.steps or self.total_steps
+
     def alpha_decay(self) -> LinearDecay:
-        return LinearDecay(self.alpha.init, self.alpha.final, self.alpha.steps or self.total_steps or 1)
+        return LinearDecay(self.alpha.init, self.alpha.final, self.alpha_horizon or 1)
+
+    @property
+    def staged(self) -> bool:
+        """Whether the reward's weights change with the step (a schedule of several stages)."""
+        return len(self.schedule_object().stages) > 1
 
     @classmethod
-    def from_mapping(cls, source: Any) -> ShapingConfig:
+    def from_mapping(cls, source: Any, run_steps: int | None = None, run_source: str = "the trainer") -> ShapingConfig:
         """From a dict, an OmegaConf node, JSON or YAML text, or the path of a JSON/YAML file.
 
+        ``run_steps``: the optimizer steps the trainer will run (``run_source`` says which setting gives it),
+        where the trainer knows it up front: an unset ``total_steps`` is filled from it, a different one is an
+        error, so α's decay and the schedule's stages follow the run that actually happens.
         Raises ``ConfigError`` listing every bad field with its path and what is allowed.
         """
         data = as_mapping(source)
+        if run_steps is not None and run_steps > 0 and isinstance(data, Mapping):
+            data = with_run_steps(data, run_steps, run_source)
         try:
             return cls.model_validate(data)
         except ValidationError as exc:
             raise ConfigError(_explain(exc)) from None
+
+
+def with_run_steps(settings: Mapping[str, Any], run_steps: int, run_source: str) -> dict[str, Any]:
+    """``settings`` with ``total_steps`` = ``run_steps``; a ``ConfigError`` when it says another number."""
+    given = settings.get("total_steps")
+    if given is not None and given != run_steps:
+        raise ConfigError(f"total_steps: the config says {given}, but {run_source} runs {run_steps} optimizer steps; "
+                          f"set total_steps: {run_steps} (or leave it out: it is filled in from the trainer)")
+    return {**settings, "total_steps": run_steps}
 
 
 def takes_alpha(fn: Any) -> bool:
@@ -223,7 +258,7 @@ def as_mapping(source: Any) -> Any:
 
         return OmegaConf.to_container(source, resolve=True)
     if isinstance(source, Path) or (isinstance(source, str) and "\n" not in source and
-                                    source.endswith((".json", ".yaml", ".yml"))):
+                                    (source.endswith((".json", ".yaml", ".yml")) or os.path.isfile(source))):
         path = Path(source)
         try:
             text = path.read_text(encoding="utf-8")

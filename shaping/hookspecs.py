@@ -7,6 +7,7 @@ entry-point group; see docs/hooks.md.
 
 from __future__ import annotations
 
+import argparse
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
@@ -58,3 +59,9 @@ def planshape_schedules() -> Mapping[str, Schedule]:
 @hookspec
 def planshape_advantage_estimators() -> Mapping[str, Estimator]:
     """Named advantage estimators: ``fn(rollouts: Rollouts, **options) -> Advantages``."""
+
+
+@hookspec
+def planshape_add_commands(subparsers: argparse._SubParsersAction) -> None:
+    """Add a command group to the ``planshape`` command (each adapter adds ``planshape <trainer> ...``). Import
+    heavy dependencies (a trainer, torch) only inside the commands: every ``planshape`` call builds the parser."""

@@ -13,11 +13,18 @@ import os
 import sys
 from collections.abc import Mapping
 from functools import cache
-from typing import Any
+from importlib import metadata
+from typing import TYPE_CHECKING, Any
 
 import pluggy
 
 from . import hookspecs
+
+if TYPE_CHECKING:
+    from planshape.validators.travelplanner.checks import Check
+
+    from .advantages import Estimator
+    from .schedules import Schedule
 
 BUILTIN = "planshape.builtin"
 BLOCK_ENV = "PLANSHAPE_BLOCK_PLUGINS"
@@ -79,11 +86,11 @@ def extract_answer(text: str) -> str | None:
     return plugin_manager().hook.planshape_extract_answer(text=text)
 
 
-def checks() -> tuple[tuple, tuple]:
+def checks() -> tuple[tuple[Check, ...], tuple[Check, ...]]:
     """(commonsense, hard) checks from every plugin; a key defined twice is a configuration error."""
     # pluggy answers last-registered first; reversed, the built-in checks come first, in their official order
     everything = [c for group in reversed(plugin_manager().hook.planshape_checks()) for c in group]
-    seen: dict[str, Any] = {}
+    seen: dict[str, Check] = {}
     for check in everything:
         if check.key in seen:
             raise PluginError(f"check {check.key!r} is provided by two plugins; rename one")
@@ -94,20 +101,12 @@ def checks() -> tuple[tuple, tuple]:
             tuple(c for c in everything if c.category == "hard"))
 
 
-def schedules() -> dict[str, Any]:
+def schedules() -> dict[str, Schedule]:
     return _named(plugin_manager().hook.planshape_schedules, "schedule")
 
 
-def estimators() -> dict[str, Any]:
+def estimators() -> dict[str, Estimator]:
     return _named(plugin_manager().hook.planshape_advantage_estimators, "advantage estimator")
-
-
-def estimator(name: str):
-    """The estimator registered under ``name``; an unknown name fails with the known ones."""
-    known = estimators()
-    if name not in known:
-        raise ValueError(f"unknown advantage estimator {name!r}; known: {sorted(known)}")
-    return known[name]
 
 
 def reward_components(result, query) -> dict[str, float]:
@@ -122,3 +121,20 @@ def describe() -> list[tuple[str, list[str]]]:
         hooks = sorted(h.name for h in pm.get_hookcallers(plugin) or [])
         out.append((name, hooks))
     return out
+
+
+def versions() -> dict[str, str]:
+    """Every loaded plugin with the version of the distribution that ships it (the built-in: planshape's), so
+    a run records which plugin versions made its rewards."""
+    pm = plugin_manager()
+    shipped = {id(plugin): dist.version for plugin, dist in pm.list_plugin_distinfo()}
+    own = _own_version()
+    return {name: shipped.get(id(plugin), own if name == BUILTIN else "unknown")
+            for name, plugin in pm.list_name_plugin()}
+
+
+def _own_version() -> str:
+    try:
+        return metadata.version("planshape")
+    except metadata.PackageNotFoundError:  # a source checkout that is not installed
+        return "unknown"

@@ -13,8 +13,6 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from functools import lru_cache
-from pathlib import Path
 from typing import Any
 
 from planshape.validators.travelplanner.answer import CLOSE, OPEN
@@ -23,11 +21,10 @@ from planshape.validators.travelplanner.modes import Mode, get_mode
 from planshape.validators.travelplanner.plan_format import MAX_ANSWER_CHARS, gate
 from planshape.validators.travelplanner.query import Query
 from planshape.validators.travelplanner.sandbox import SandboxStore
-from planshape.validators.travelplanner.store import open_store
 
 from . import plugins
 from .components import COMPONENTS, ERROR, NO_ANSWER, PASSED, SCHEMA, first_failure
-from .monitor import Monitor, Watch
+from .observe.monitor import Monitor, Watch
 from .schedules import Schedule, schedule_from_config
 
 
@@ -43,10 +40,6 @@ class RewardResult:
     reason: str = ""
     result: PlanResult | None = field(default=None, repr=False)
     watch: Watch | None = field(default=None, repr=False)  # the reward-hacking monitor's view (when it runs)
-
-    def metrics(self) -> dict[str, float]:
-        """The numbers to log, under the same names in every trainer."""
-        return {"reward": self.reward, **self.components}
 
 
 class Scorer:
@@ -94,10 +87,6 @@ class Scorer:
         failure, reason = first_failure(result)
         return RewardResult(reward, components, step, self.schedule.stage(step).name, failure, reason, result, watch)
 
-    def success(self, scored: RewardResult) -> bool:
-        """PlanPO's default success predicate for TravelPlanner: the final pass."""
-        return scored.components.get("pass", 0.0) == 1.0
-
 
 def _no_answer_reason() -> str:
     """Say which extractor found nothing: the built-in's tags, or the plugins that replaced it."""
@@ -110,14 +99,3 @@ def _no_answer_reason() -> str:
 def failure_counts(results: Iterable[RewardResult]) -> Counter:
     """How often each failure category occurred: the countable reasons for a trainer's log."""
     return Counter(r.failure or PASSED for r in results)
-
-
-@lru_cache(maxsize=16)
-def _scorer(database: str, mode: str, schedule: str) -> Scorer:
-    return Scorer(open_store(database), mode, schedule)
-
-
-def score(text: Any, query: Query | Mapping[str, Any], step: int = 0, *, database: str | Path,
-          mode: str = "strict", schedule: str = "stage1") -> RewardResult:
-    """One-call reward: the database, mode and named schedule are loaded once per process and reused."""
-    return _scorer(str(database), mode, schedule).score(text, query, step)

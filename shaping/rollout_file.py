@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from planshape.validators.travelplanner.jsonl import kind, read_jsonl
@@ -16,7 +16,10 @@ from rich.console import Console
 from rich.table import Table
 
 from .advantages import Rollouts
-from .reward import Scorer, failure_counts
+from .reward import failure_counts
+
+if TYPE_CHECKING:
+    from .facade import Shaper
 
 
 def read_rollouts(path: str | Path) -> list[dict[str, Any]]:
@@ -47,13 +50,13 @@ def _problem(row: Any) -> str | None:
     return None
 
 
-def score_rollouts(rows: Sequence[Mapping[str, Any]], scorer: Scorer, estimator, step: int = 0,
-                   **options: Any) -> dict[str, Any]:
-    """Rewards, success flags and advantages of every trajectory and turn in the file."""
-    scored = [scorer.score(row["text"], row["query"], step) for row in rows]
+def score_rollouts(rows: Sequence[Mapping[str, Any]], shaper: Shaper, step: int = 0) -> dict[str, Any]:
+    """Rewards, success flags and advantages of every trajectory and turn in the file, through the facade: the
+    same scores, success rule and estimator (α included) a trainer gets from ``shaper``."""
+    scored = shaper.score_batch([row["text"] for row in rows], [row["query"] for row in rows], step)
     rollouts = Rollouts.build([row["group"] for row in rows], [s.reward for s in scored],
-                              [scorer.success(s) for s in scored], [row["turn_tokens"] for row in rows])
-    adv = estimator(rollouts, **options)
+                              [s.success for s in scored], [row["turn_tokens"] for row in rows])
+    adv = shaper.estimate(rollouts, step)
     bounds = np.cumsum(rollouts.turns)
     per_turn = np.split(adv.per_turn, bounds[:-1])
     turn_part = np.split(adv.turn, bounds[:-1])
@@ -66,8 +69,8 @@ def score_rollouts(rows: Sequence[Mapping[str, Any]], scorer: Scorer, estimator,
             "advantage_trajectory": float(adv.trajectory[i]),
             "advantage_turns": [float(x) for x in per_turn[i]], "length_term": [float(x) for x in turn_part[i]],
         })
-    return {"step": step, "stage": scorer.schedule.stage(step).name, "schedule": scorer.schedule.name,
-            "mode": scorer.mode.name, "alpha": adv.alpha, "trajectories": trajectories,
+    return {"step": step, "stage": shaper.schedule.stage(step).name, "schedule": shaper.schedule.name,
+            "mode": shaper.config.mode, "alpha": adv.alpha, "trajectories": trajectories,
             "failures": dict(failure_counts(scored))}
 
 

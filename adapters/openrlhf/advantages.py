@@ -1,7 +1,7 @@
 """PlanPO inside OpenRLHF: a wrapper of ``RemoteExperienceMaker.compute_advantages_and_returns``.
 
 OpenRLHF 0.11 chooses its estimator from a fixed list and has no registry, so the run keeps a valid built-in
-estimator (``group_norm``) and this wrapper, installed in the trainer actor by ``setup_hook``:
+estimator (``group_norm``) and this wrapper, installed in the trainer actor by ``register``:
 
 1. rescores every sample at the trainer's step (the rollout side cannot know it), so a staged schedule follows
    training and the logged metrics are the ones the advantages use;
@@ -22,12 +22,12 @@ from typing import Any
 
 import numpy as np
 import torch
-from planshape.shaping.bridge import ConfigError, Shaper
+from planshape.shaping.facade import ConfigError, Shaper
 
-from .config import shaper_from_env
-from .version import check_openrlhf
+from .config import global_steps, shaper_from_env
+from .version import check_version
 
-check_openrlhf()
+check_version()
 
 STEP = "_planshape_step"
 SHAPER = "_planshape_shaper"
@@ -49,20 +49,12 @@ def check_trainer_args(args: Any) -> None:
                           "lost: add --algo.kl.use_loss (KL as a loss term), or set --algo.kl.init_coef 0")
 
 
-def turn_spans(mask_row: torch.Tensor) -> list[tuple[int, int]]:
-    """The ``[start, end)`` runs of 1s in one action-mask row: OpenRLHF's assistant turns."""
-    padded = torch.cat([mask_row.new_zeros(1), mask_row.to(torch.int8), mask_row.new_zeros(1)])
-    edges = torch.diff(padded.to(torch.int8)).nonzero().flatten().tolist()
-    return list(zip(edges[0::2], edges[1::2], strict=True))
-
-
-def final_turn_text(tokenizer: Any, sequences: torch.Tensor, mask_row: torch.Tensor) -> str:
-    """The text of a sample's last assistant turn (``action_mask`` is shifted by one against ``sequences``)."""
-    spans = turn_spans(mask_row)
-    if not spans:
-        return ""
-    start, end = spans[-1]
-    return tokenizer.decode(sequences[start + 1:end + 1].tolist(), skip_special_tokens=True)
+def final_turns(tokenizer: Any, exp: Any) -> list[str]:
+    """The text of each sample's final assistant turn (``action_mask`` is shifted by one against ``sequences``)."""
+    spans = Shaper.final_turns(exp.action_mask)
+    return ["" if span is None else tokenizer.decode(exp.sequences[j, span[0] + 1:span[1] + 1].tolist(),
+                                                     skip_special_tokens=True)
+            for j, span in enumerate(spans)]
 
 
 def rescore(shaper: Shaper, tokenizer: Any, experiences: Sequence[Any], step: int) -> list[torch.Tensor]:
@@ -70,7 +62,7 @@ def rescore(shaper: Shaper, tokenizer: Any, experiences: Sequence[Any], step: in
     each micro-batch's success flags."""
     successes = []
     for exp in experiences:
-        texts = [final_turn_text(tokenizer, exp.sequences[j], exp.action_mask[j]) for j in range(len(exp.index))]
+        texts = final_turns(tokenizer, exp)
         try:
             scored = shaper.score_batch(texts, list(exp.labels), step)
         except ValueError as exc:  # the dataset's labels, not model output: say which data to fix
@@ -78,9 +70,8 @@ def rescore(shaper: Shaper, tokenizer: Any, experiences: Sequence[Any], step: in
                              "with `planshape openrlhf prepare-data` and pass --data.label_key label") from exc
         exp.rewards = torch.tensor([s.reward for s in scored], dtype=torch.float32)
         exp.info["reward"] = exp.rewards.clone()  # what OpenRLHF logs as the reward: the one trained on
-        metrics = [s.metrics() for s in scored]
-        for name in shaper.metric_names:
-            exp.info[name] = torch.tensor([float(m[name]) for m in metrics])
+        for name, column in shaper.metric_columns(scored).items():
+            exp.info[name] = torch.tensor(column)
         successes.append(torch.tensor([bool(s.success) for s in scored]))
     return successes
 
@@ -131,7 +122,9 @@ def wrap_trainer_init(original: Callable[..., None]) -> Callable[..., None]:
         original(self, *args, **kwargs)
         check_trainer_args(self.args)
         maker = self.experience_maker
-        setattr(maker, SHAPER, shaper_from_env())
+        loader = getattr(self, "prompts_dataloader", None)  # PPOTrainer has one; the async TrainingActor not
+        prompts = len(loader.dataset) if loader is not None and hasattr(loader, "dataset") else None
+        setattr(maker, SHAPER, shaper_from_env(global_steps(self.args, prompts)))
         train_step = self.train_step
 
         @functools.wraps(train_step)

@@ -15,9 +15,10 @@ from pathlib import Path
 from typing import Any
 from unittest import mock
 
-from planshape.shaping.bridge import ConfigError, Shaper
+from planshape.shaping.facade import ConfigError
 
 from .advantages import check_trainer_args
+from .config import global_steps, shaper_for
 
 
 class _Parsed(Exception):
@@ -50,11 +51,22 @@ def parse_launch(argv: Sequence[str]) -> Any:
     raise ConfigError("train_ppo_ray returned without reaching train()")
 
 
+def local_prompts(args: Any) -> int | None:
+    """The prompts of a launch whose ``--data.prompt_dataset`` is one local JSONL file (as ``prepare-data``
+    writes), capped by ``--data.max_samples``; None for anything else (a hub dataset, a blend)."""
+    path = Path(str(args.data.prompt_dataset))
+    if path.suffix != ".jsonl" or not path.is_file():
+        return None
+    with path.open("rb") as handle:
+        rows = sum(1 for line in handle if line.strip())
+    return min(rows, int(args.data.max_samples))
+
+
 def check_launch(argv: Sequence[str], config: str) -> dict[str, Any]:
     """Everything planshape and OpenRLHF would refuse at start-up, checked now; what will run, when nothing is."""
-    shaper = Shaper.from_mapping(config)
     args = parse_launch(argv)
     check_trainer_args(args)
+    shaper = shaper_for(config, global_steps(args, local_prompts(args)))  # what the setup hook will build
     files = [p for p in (args.train.agent_func_path, *(args.reward.remote_url or [])) if p and p.endswith(".py")]
     missing = [p for p in files if not Path(p).is_file()]
     if missing:

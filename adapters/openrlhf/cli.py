@@ -1,4 +1,5 @@
-"""``planshape openrlhf ...``: write the files OpenRLHF loads by path and its prompt dataset, check a launch.
+"""``planshape openrlhf ...``: write the files OpenRLHF loads by path and its prompt dataset (``data.py``), check
+a launch (``check.py``).
 
 ``files`` and ``prepare-data`` import neither OpenRLHF nor torch: they run wherever the data is prepared.
 """
@@ -10,7 +11,7 @@ import json
 import shutil
 from pathlib import Path
 
-from planshape.shaping.bridge import Shaper
+from planshape.shaping.facade import Shaper, add_split_arguments, hookimpl
 
 from . import CONFIG_ENV
 
@@ -29,20 +30,6 @@ def write_files(out: Path, config: str) -> list[Path]:
     return [*written, target]
 
 
-def prepare_data(queries: Path, out: Path, config: str) -> int:
-    """One JSONL row per query: ``prompt`` (the chat messages, tools described in the system prompt) for
-    ``--data.input_key prompt --data.apply_chat_template``, and ``label`` (the record as JSON text) for
-    ``--data.label_key label``; a JSON string column keeps HF datasets from unifying the records' schemas."""
-    shaper = Shaper.from_mapping(config)
-    records = shaper.read_queries(queries)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    with out.open("w") as handle:
-        for record in records:
-            row = {"prompt": shaper.messages(record, include_tools=True), "label": json.dumps(record, default=str)}
-            handle.write(json.dumps(row) + "\n")
-    return len(records)
-
-
 def _files(args: argparse.Namespace) -> int:
     for path in write_files(Path(args.out), args.config):
         print(path)
@@ -52,7 +39,10 @@ def _files(args: argparse.Namespace) -> int:
 
 
 def _prepare_data(args: argparse.Namespace) -> int:
-    count = prepare_data(Path(args.queries), Path(args.out), args.config)
+    from .data import prepare_data
+
+    count = prepare_data(Path(args.queries), Path(args.out), args.config,
+                         Path(args.val_out) if args.val_out else None, args.val_size, args.seed)
     print(f"{args.out}: {count} prompts (--data.input_key prompt --data.label_key label --data.apply_chat_template)")
     return 0
 
@@ -66,7 +56,8 @@ def _check(args: argparse.Namespace) -> int:
     return 0
 
 
-def add_parser(subparsers: argparse._SubParsersAction) -> None:
+@hookimpl
+def planshape_add_commands(subparsers: argparse._SubParsersAction) -> None:
     """The ``openrlhf`` command group of the planshape CLI."""
     group = subparsers.add_parser("openrlhf", help="OpenRLHF: the reward/agent files and the prompt dataset")
     commands = group.add_subparsers(dest="openrlhf_command", required=True)
@@ -78,6 +69,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     data.add_argument("queries", help="TravelPlanner records (HF CSV/JSONL/JSON)")
     data.add_argument("-o", "--out", required=True, help="the JSONL to write (--data.prompt_dataset)")
     data.add_argument("--config", required=True, help="the planshape config of the run")
+    add_split_arguments(data, "--val-out")
     data.set_defaults(func=_prepare_data)
     check = commands.add_parser("check", help="check a launch on the head node: OpenRLHF's own parser and "
                                 "validation, what the setup hook requires, the planshape config")

@@ -9,10 +9,12 @@ the actor starts, not at the first batch.
 from __future__ import annotations
 
 import json
+import math
 import os
 from functools import lru_cache
+from typing import Any
 
-from planshape.shaping.bridge import ConfigError, Shaper
+from planshape.shaping.facade import ConfigError, Shaper
 
 from . import CONFIG_ENV, SETUP_HOOK
 
@@ -25,10 +27,26 @@ def runtime_env(config: str) -> dict:
     return {"worker_process_setup_hook": SETUP_HOOK, "env_vars": {CONFIG_ENV: config}}
 
 
+RUN_STEPS = "OpenRLHF (ceil(prompts / --rollout.batch_size) x --train.num_episodes global steps)"
+
+
 @lru_cache(maxsize=8)
-def shaper_for(config: str) -> Shaper:
-    """The process's ``Shaper`` for a config file path or JSON text (cached: the store opens once)."""
-    return Shaper.from_mapping(config)
+def shaper_for(config: str, run_steps: int | None = None) -> Shaper:
+    """The process's ``Shaper`` for a config file path or JSON text (cached: the store opens once);
+    ``run_steps``: the run's global steps, where the process knows them (``global_steps``)."""
+    return Shaper.from_mapping(config, run_steps, RUN_STEPS)
+
+
+def global_steps(args: Any, prompts: int | None) -> int | None:
+    """The global steps OpenRLHF will run for ``prompts`` prompts: ``ceil(prompts / rollout.batch_size)`` per
+    episode. None where that is not what runs: prompts unknown, dynamic filtering (it draws extra prompts per
+    step), or vLLM generating more than a rollout batch at a time."""
+    rollout = args.rollout
+    if not prompts or getattr(args.algo, "dynamic_filtering_enable", False):
+        return None
+    if (getattr(rollout, "vllm_generate_batch_size", None) or rollout.batch_size) > rollout.batch_size:
+        return None
+    return math.ceil(prompts / rollout.batch_size) * args.train.num_episodes
 
 
 def rollout_shaper(config: str) -> Shaper:
@@ -36,8 +54,8 @@ def rollout_shaper(config: str) -> Shaper:
     needs the trainer-side hook, since a rollout actor never sees the step: without it the run would stay in
     its first stage, so it is refused when the actor starts."""
     shaper = shaper_for(config)
-    stages = shaper.describe()["stages"]
-    if len(stages) > 1 and os.environ.get(RAY_SETUP_HOOK_ENV) != SETUP_HOOK:
+    if shaper.staged and os.environ.get(RAY_SETUP_HOOK_ENV) != SETUP_HOOK:
+        stages = shaper.describe()["stages"]
         bounds = ", ".join(f"{s['name']} from step {s['from_step']}" for s in stages)
         raise ConfigError(
             f"schedule {shaper.config.schedule!r} has {len(stages)} stages ({bounds}), but a rollout actor cannot "
@@ -47,10 +65,11 @@ def rollout_shaper(config: str) -> Shaper:
     return shaper
 
 
-def shaper_from_env() -> Shaper:
-    """The ``Shaper`` named by ``PLANSHAPE_CONFIG``; a ``ConfigError`` saying how to set it when it is absent."""
+def shaper_from_env(run_steps: int | None = None) -> Shaper:
+    """The ``Shaper`` named by ``PLANSHAPE_CONFIG`` (``total_steps`` checked against ``run_steps``); a
+    ``ConfigError`` saying how to set it when it is absent."""
     config = os.environ.get(CONFIG_ENV, "").strip()
     if not config:
         raise ConfigError(f"{CONFIG_ENV} is not set: the planshape setup hook reads the planshape config from it; "
                           f"pass --runtime-env-json='{json.dumps(runtime_env('/path/planshape.json'))}'")
-    return shaper_for(config)
+    return shaper_for(config, run_steps)

@@ -18,12 +18,12 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import torch
-from planshape.shaping.bridge import Shaper
+from planshape.shaping.facade import SampleScore, Shaper
 
 from .config import rollout_shaper
-from .version import check_openrlhf
+from .version import check_version
 
-check_openrlhf()
+check_version()
 
 log = logging.getLogger(__name__)
 
@@ -39,22 +39,21 @@ def response_text(query: str, prompt: str) -> str:
     return query[len(prompt):] if query.startswith(prompt) else query
 
 
-def failed_logs(shaper: Shaper) -> dict[str, float]:
-    """Every metric at 0, for a sample that could not be scored at all."""
-    return dict.fromkeys(shaper.metric_names, 0.0)
+def scored_sample(shaper: Shaper, query: Any, prompt: Any, label: Any, step: int = ROLLOUT_STEP) -> SampleScore:
+    """One sample's score; a label that is not a query scores 0 under the ``error`` category (logged)."""
+    try:
+        return shaper.score(response_text(str(query), str(prompt)), label, step)
+    except Exception as exc:  # noqa: BLE001 - a bad label must not become a None reward inside OpenRLHF
+        log.warning("planshape could not score a sample (%s: %s); it gets reward 0", type(exc).__name__, exc)
+        return shaper.unscored(step, reason=f"{type(exc).__name__}: {exc}"[:300])
 
 
 def reward_dict(shaper: Shaper, query: Any, prompt: Any, label: Any, step: int = ROLLOUT_STEP) -> dict[str, Any]:
     """OpenRLHF's reward dict for one sample: ``rewards``, ``scores`` (1.0 when the plan succeeds, for dynamic
     filtering) and ``extra_logs`` (every metric, as floats)."""
-    try:
-        scored = shaper.score(response_text(str(query), str(prompt)), label, step)
-        reward, success, logs = float(scored.reward), float(scored.success), dict(scored.metrics())
-    except Exception as exc:  # noqa: BLE001 - a bad label must not become a None reward inside OpenRLHF
-        log.warning("planshape could not score a sample (%s: %s); it gets reward 0", type(exc).__name__, exc)
-        reward, success, logs = 0.0, 0.0, failed_logs(shaper)
-    return {"rewards": torch.tensor([reward]), "scores": torch.tensor([success]),
-            "extra_logs": {name: float(logs.get(name, 0.0)) for name in shaper.metric_names}}
+    scored = scored_sample(shaper, query, prompt, label, step)
+    return {"rewards": torch.tensor([float(scored.reward)]), "scores": torch.tensor([float(scored.success)]),
+            "extra_logs": {name: float(value) for name, value in scored.metrics().items()}}
 
 
 def make_reward_func(config: str) -> RewardFunc:
@@ -63,11 +62,11 @@ def make_reward_func(config: str) -> RewardFunc:
 
     def reward_func(queries: Sequence[Any], prompts: Sequence[Any], labels: Sequence[Any]) -> dict[str, Any]:
         """OpenRLHF's reward-function protocol: it passes one sample per call; more are scored row by row."""
-        rows = [reward_dict(shaper, q, p, lb) for q, p, lb in zip(queries, prompts, labels, strict=False)]
-        if len(rows) == 1:
-            return rows[0]
-        return {"rewards": torch.tensor([float(r["rewards"]) for r in rows]),
-                "scores": torch.tensor([float(r["scores"]) for r in rows]),
-                "extra_logs": {n: torch.tensor([r["extra_logs"][n] for r in rows]) for n in shaper.metric_names}}
+        if len(queries) == 1:
+            return reward_dict(shaper, queries[0], prompts[0], labels[0])
+        scored = [scored_sample(shaper, q, p, lb) for q, p, lb in zip(queries, prompts, labels, strict=False)]
+        return {"rewards": torch.tensor([float(s.reward) for s in scored]),
+                "scores": torch.tensor([float(s.success) for s in scored]),
+                "extra_logs": {n: torch.tensor(col) for n, col in shaper.metric_columns(scored).items()}}
 
     return reward_func

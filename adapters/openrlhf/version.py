@@ -11,7 +11,7 @@ from importlib import metadata
 SUPPORTED = "0.11"
 
 
-def check_openrlhf() -> str:
+def check_version() -> str:
     """The installed OpenRLHF version; ``ImportError`` saying what to install when it is missing or unsupported."""
     try:
         version = metadata.version("openrlhf")

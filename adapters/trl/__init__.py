@@ -3,7 +3,7 @@
     from planshape.adapters.trl import PlanPOTrainer, PlanshapeReward, planner_tools, to_dataset
 
 Names load on first use, so ``planshape.adapters.trl.cli`` imports without TRL installed; the trainer checks
-the TRL version and the private methods it overrides when it is imported (``check.py``).
+the TRL version and the private methods it overrides when it is imported (``version.py``).
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from typing import Any
 
 _NAMES = {
     "PlanshapeReward": "reward", "PlanPOMixin": "trainer", "PlanPOTrainer": "trainer", "planner_tools": "tools",
-    "to_dataset": "data", "load_queries": "data", "check_trl": "check", "tiny_model": "tiny",
+    "to_dataset": "data", "load_queries": "data", "check_version": "version", "tiny_model": "tiny",
     "tiny_tokenizer": "tiny", "run_shaper": "config",
 }
 __all__ = sorted(_NAMES)

@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from planshape.shaping.bridge import Shaper
+from planshape.shaping.facade import Shaper
 
 from .reward import QUERY_COLUMN
 
@@ -26,7 +26,7 @@ def rows(records: Sequence[Mapping[str, Any]], shaper: Shaper) -> list[dict[str,
             prompt = shaper.messages(record)
         except ValueError as exc:
             raise ValueError(f"record {number}: {exc}") from None
-        out.append({"prompt": prompt, QUERY_COLUMN: json.dumps(dict(record), ensure_ascii=False)})
+        out.append({"prompt": prompt, QUERY_COLUMN: shaper.query_json(record)})
     return out
 
 

@@ -13,9 +13,10 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from planshape.shaping.bridge import Shaper
+from planshape.shaping.facade import PASSED, Shaper, metric_name
 
 QUERY_COLUMN = "planshape_query"
+FAILURE_COLUMN, REASON_COLUMN = metric_name("failure"), metric_name("reason")
 # Keyword arguments TRL adds beside the dataset columns; they are never part of a query record.
 TRAINER_KWARGS = frozenset({"prompts", "completions", "completion_ids", "trainer_state", "log_metric", "log_extra",
                             "environments"})
@@ -34,13 +35,17 @@ class PlanshapeReward:
         self.__name__ = name
 
     def __call__(self, prompts: Sequence[Any], completions: Sequence[Any], trainer_state: Any = None,
-                 log_metric: Callable[[str, float], None] | None = None, **columns: Any) -> list[float]:
+                 log_metric: Callable[[str, float], None] | None = None,
+                 log_extra: Callable[[str, list], None] | None = None, **columns: Any) -> list[float]:
         step = 0 if trainer_state is None else int(trainer_state.global_step)
         queries = self.queries(columns, len(completions))
-        scores = self.shaper.score_batch([final_text(c) for c in completions], queries, step)
+        scores = self.shaper.score_batch([final_turn(c) for c in completions], queries, step)
         if log_metric is not None and scores:
-            for name in self.shaper.metric_names:
-                log_metric(name, sum(s.metrics()[name] for s in scores) / len(scores))
+            for name, value in self.shaper.metric_means(scores).items():
+                log_metric(name, value)
+        if log_extra is not None:  # per-completion columns of TRL's completions table
+            log_extra(FAILURE_COLUMN, [s.failure or PASSED for s in scores])
+            log_extra(REASON_COLUMN, [s.reason for s in scores])
         return [s.reward for s in scores]
 
     def queries(self, columns: Mapping[str, Any], n: int) -> list[Any]:
@@ -64,7 +69,7 @@ class PlanshapeReward:
         return f"PlanshapeReward(name={self.__name__!r}, query_column={self.query_column!r})"
 
 
-def final_text(completion: Any) -> str:
+def final_turn(completion: Any) -> str:
     """The text the plan is read from: a plain completion, or the last assistant message of a conversation.
 
     Content may be a string or a list of content blocks; anything else (a model-driven oddity) reads as "".

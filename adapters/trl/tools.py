@@ -13,7 +13,7 @@ import inspect
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from planshape.shaping.bridge import Shaper
+from planshape.shaping.facade import Shaper
 
 
 class _LazyToolBox:

@@ -21,12 +21,12 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from .check import check_trl
+from .version import check_version
 
-check_trl()  # before anything of TRL is imported: a missing or unsupported TRL says what to install
+check_version()  # before anything of TRL is imported: a missing or unsupported TRL says what to install
 
 import torch  # noqa: E402
-from planshape.shaping.bridge import ConfigError, Shaper  # noqa: E402
+from planshape.shaping.facade import ConfigError, Shaper  # noqa: E402
 from trl import GRPOTrainer  # noqa: E402
 
 from .reward import PlanshapeReward  # noqa: E402
@@ -109,6 +109,7 @@ def checked_shaper(shaper: Shaper, args: Any) -> Shaper:
     """The shaper the trainer estimates with: the reward's, checked against TRL's settings, and for GRPO set
     to TRL's normalisation where the config leaves it open."""
     config = shaper.config
+    settings = config.model_dump()
     if args.multi_objective_aggregation != "sum_then_normalize":
         raise ConfigError(f"multi_objective_aggregation={args.multi_objective_aggregation!r}: the PlanPO trainer "
                           "estimates from the summed reward; use 'sum_then_normalize'")
@@ -116,9 +117,8 @@ def checked_shaper(shaper: Shaper, args: Any) -> Shaper:
         if args.scale_rewards not in ("group", "none"):
             raise ConfigError(f"scale_rewards={args.scale_rewards!r}: estimator 'grpo' normalises within each "
                               "group; use scale_rewards='group' (or 'none': no division by the std)")
-        options = {"eps": TRL_GRPO_EPS, "norm_by_std": args.scale_rewards == "group",
-                   **config.estimator_options}
-        shaper = Shaper.from_mapping({**config.model_dump(), "estimator_options": options})  # re-validated
+        settings["estimator_options"] = {"eps": TRL_GRPO_EPS, "norm_by_std": args.scale_rewards == "group",
+                                         **config.estimator_options}
     elif args.scale_rewards != "group":
         logger.warning("scale_rewards=%r is not used by estimator %r: it normalises with its own options "
                        "(estimator_options.norm)", args.scale_rewards, config.estimator)
@@ -127,8 +127,5 @@ def checked_shaper(shaper: Shaper, args: Any) -> Shaper:
         logger.warning("loss_type=%s / off_policy_mask_threshold=%s gate on the sign of the advantage; with "
                        "per-token advantages that gate acts per token", args.loss_type,
                        args.off_policy_mask_threshold)
-    horizon = config.alpha.steps or config.total_steps
-    if shaper.alpha(0) and args.max_steps > 0 and horizon != args.max_steps:
-        logger.warning("α decays over %s steps but max_steps=%s; set total_steps to the run's length",
-                       horizon, args.max_steps)
-    return shaper
+    trained = Shaper.from_mapping(settings, args.max_steps, "GRPOConfig.max_steps")  # re-validated
+    return shaper if trained.config == config else trained

@@ -22,8 +22,9 @@ check_version()  # a clear message outside VERL 0.9.x, before VERL's own imports
 
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
+from planshape.shaping.facade import Shaper  # noqa: E402
 
-from .settings import algorithm_block, shaper_for  # noqa: E402
+from .config import algorithm_block, shaper_for  # noqa: E402
 
 NAME = "planpo"
 logger = logging.getLogger(__name__)
@@ -39,7 +40,7 @@ def trainer_step() -> int | None:
     except ImportError:  # pragma: no cover - present in every 0.9.x
         return None
     step = getattr(SkipManager, "step", None)
-    return int(step) - 1 if isinstance(step, int) and step >= 1 else None
+    return Shaper.steps_completed(step) if isinstance(step, int) and step >= 1 else None
 
 
 def _step() -> int:

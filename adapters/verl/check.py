@@ -65,31 +65,19 @@ def _entry_point(report: Report) -> None:
                                  "and import verl to see the plugin's import error")
 
 
-def _describe(shaper: Any, report: Report) -> dict:
-    info = shaper.describe()
-    for key, value in info.items():
-        report.lines.append(f"planshape {key}: {value}")
-    return info
-
-
-def _stages(shaper: Any) -> int:
-    return len(shaper.describe()["stages"])
-
-
 def _reward(cfg: Any, report: Report, estimator_config: Any) -> None:
-    from .settings import shaper_for, shaping_config, trainer_block
+    from .config import shaper_for, trainer_block
 
     manager = cfg.reward.reward_manager
     custom = cfg.reward.custom_reward_function
     ours = custom.get("path") in (REWARD_MODULE, REWARD_MODULE.replace("pkg://", ""))
     if manager.get("source") == "register" and manager.name == "planshape":
         block = trainer_block(cfg)
-        shaping_config(block)
         report.lines.append("reward: the planshape manager, settings from algorithm.planpo, step from global_steps")
         if custom.get("path"):
             report.warnings.append(f"reward.custom_reward_function.path={custom.path} is not used by the planshape "
                                    "reward manager (it scores with algorithm.planpo)")
-        if _stages(shaper_for(block)) > 1 and not cfg.trainer.get("use_v1", True):
+        if shaper_for(block).staged and not cfg.trainer.get("use_v1", True):
             report.errors.append("a staged schedule needs the training step in the reward, which VERL 0.9 provides "
                                  "only in the V1 trainer: set trainer.use_v1=true or use a one-stage schedule")
         return
@@ -100,13 +88,13 @@ def _reward(cfg: Any, report: Report, estimator_config: Any) -> None:
             report.errors.append("compute_score needs +reward.custom_reward_function.reward_kwargs.planshape.* "
                                  "settings (or use reward.reward_manager.name=planshape)")
             return
-        reward_config = shaping_config(block)
+        reward_config = shaper_for(block).config
         if custom.get("name") != "compute_score":
             report.errors.append(f"reward.custom_reward_function.name={custom.get('name')}: the planshape function is "
                                  "compute_score")
         if manager.name not in ("naive",):
             report.warnings.append(f"reward manager {manager.name!r}: only 'naive' passes num_turns and tool fields")
-        if _stages(shaper_for(block)) > 1:
+        if shaper_for(block).staged:
             if kwargs.get("step") is None:
                 report.errors.append("a staged schedule with compute_score under the naive manager would get no "
                                      "step: use reward.reward_manager.name=planshape")
@@ -152,7 +140,7 @@ def _tools(cfg: Any, report: Report, max_chars: int | None) -> None:
 
 def check(overrides: list[str]) -> Report:
     """Everything ``planshape verl check`` verifies; raises ValueError only when the config cannot compose."""
-    from planshape.shaping.bridge import ConfigError
+    from planshape.shaping.facade import ConfigError
 
     report = Report()
     report.lines.append(f"verl {check_version()}")
@@ -160,15 +148,17 @@ def check(overrides: list[str]) -> Report:
 
     _entry_point(report)
     cfg = compose(overrides)
-    from .settings import shaper_for, shaping_config, trainer_block
+    from .config import shaper_for, trainer_block
 
     estimator = cfg.algorithm.adv_estimator
     report.lines.append(f"advantage estimator: {estimator}")
     estimator_config = None
     try:
         if cfg.algorithm.get("planpo") is not None or estimator == "planpo":
-            estimator_config = shaping_config(trainer_block(cfg))
-            _describe(shaper_for(trainer_block(cfg)), report)
+            shaper = shaper_for(trainer_block(cfg), cfg.trainer.get("total_training_steps"))
+            estimator_config = shaper.config
+            for key, value in shaper.describe().items():
+                report.lines.append(f"planshape {key}: {value}")
             if estimator_config.database == "sample":
                 report.warnings.append("algorithm.planpo.database=sample: rewards and tools use the bundled sample "
                                        "world, not TravelPlanner's database")

@@ -6,10 +6,12 @@ from __future__ import annotations
 import argparse
 import sys
 
+from planshape.shaping.facade import add_split_arguments, hookimpl
+
 
 def _prepare(args: argparse.Namespace) -> int:
+    from .config import shaper_for
     from .data import prepare
-    from .settings import shaper_for
 
     # The rows depend on no setting but the prompt; GRPO needs no α horizon, so this block is complete.
     shaper = shaper_for({"database": args.database, "estimator": "grpo"})
@@ -43,7 +45,8 @@ def _check(args: argparse.Namespace) -> int:
     return 0
 
 
-def add_parser(subparsers: argparse._SubParsersAction) -> None:
+@hookimpl
+def planshape_add_commands(subparsers: argparse._SubParsersAction) -> None:
     """Add the ``verl`` command group to the core CLI's subparsers."""
     verl = subparsers.add_parser("verl", help="VERL adapter: prepare data, check a run's config")
     sub = verl.add_subparsers(dest="verl_command", required=True)
@@ -51,8 +54,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
     prep = sub.add_parser("prepare-data", help="TravelPlanner queries (HF CSV/JSONL) -> train/val parquet")
     prep.add_argument("queries", nargs="+", help="query files, merged (e.g. train.csv validation.csv)")
     prep.add_argument("-o", "--output", required=True, help="directory for train.parquet and val.parquet")
-    prep.add_argument("--val-size", type=int, default=45, help="validation rows, stratified by level (default 45)")
-    prep.add_argument("--seed", type=int, default=0)
+    add_split_arguments(prep)
     prep.add_argument("--database", default="sample",
                       help="database for the prompt's settings (default: the bundled sample world; rows do "
                            "not depend on it)")
@@ -66,7 +68,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 def main(argv: list[str] | None = None) -> int:
     """``python -m planshape.adapters.verl.cli ...``: the same commands without the core CLI."""
     parser = argparse.ArgumentParser(prog="planshape")
-    add_parser(parser.add_subparsers(dest="command", required=True))
+    planshape_add_commands(parser.add_subparsers(dest="command", required=True))
     args = parser.parse_args(argv)
     try:
         return args.func(args)

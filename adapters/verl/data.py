@@ -5,30 +5,18 @@ and the query, from the facade), ``data_source``, ``agent_name`` (``tool_agent``
 ``reward_model.ground_truth`` (the query's constraints as JSON text: parquet would otherwise unify the nested
 dicts of all rows and add null keys) and ``extra_info`` (split, index, level, prompt version). The tools are
 stateless over one sandbox per worker, so rows carry no per-row tool kwargs. Planner-R1 merged the official
-45 train and 180 validation queries and re-split them 180/45 keeping the difficulty mix; ``split_rows`` does
-that (stratified by ``level``, seeded).
+45 train and 180 validation queries and re-split them 180/45 keeping the difficulty mix; ``prepare`` does
+that (``Shaper.split_queries``: stratified by ``level``, seeded).
 """
 
 from __future__ import annotations
 
-import json
-import random
-from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 DATA_SOURCE = "travelplanner"
 AGENT_NAME = "tool_agent"
-GROUND_TRUTH_FIELDS = ("org", "dest", "days", "visiting_city_number", "date", "people_number", "local_constraint",
-                       "budget", "query", "level")
-
-
-def ground_truth(record: Mapping[str, Any]) -> str:
-    """What the reward needs of a query, as JSON (the plan and reference information stay out)."""
-    return json.dumps({k: record[k] for k in GROUND_TRUTH_FIELDS if k in record}, default=str)
-
-
 def to_row(shaper: Any, record: Mapping[str, Any], split: str, index: int) -> dict[str, Any]:
     messages = shaper.messages(record)
     return {
@@ -36,32 +24,10 @@ def to_row(shaper: Any, record: Mapping[str, Any], split: str, index: int) -> di
         "agent_name": AGENT_NAME,
         "prompt": [{"role": m["role"], "content": m["content"]} for m in messages],
         "ability": "travel_planning",
-        "reward_model": {"style": "rule", "ground_truth": ground_truth(record)},
+        "reward_model": {"style": "rule", "ground_truth": shaper.query_json(record)},
         "extra_info": {"split": split, "index": index, "level": str(record.get("level", "")),
                        "prompt_version": str(shaper.prompt_version)},
     }
-
-
-def split_rows(records: Sequence[Mapping[str, Any]], val_size: int, seed: int) -> tuple[list, list]:
-    """A seeded split with ``val_size`` validation rows, drawn per ``level`` in proportion (largest remainder)."""
-    if not 0 <= val_size <= len(records):
-        raise ValueError(f"--val-size {val_size} is outside 0..{len(records)} (the number of usable queries)")
-    rng = random.Random(seed)
-    by_level: dict[str, list[int]] = defaultdict(list)
-    for i, r in enumerate(records):
-        by_level[str(r.get("level", ""))].append(i)
-    quota = {lvl: val_size * len(ix) / len(records) for lvl, ix in by_level.items()} if records else {}
-    take = {lvl: int(q) for lvl, q in quota.items()}
-    for lvl in sorted(quota, key=lambda k: (take[k] - quota[k], k))[: val_size - sum(take.values())]:
-        take[lvl] += 1
-    val: set[int] = set()
-    for lvl in sorted(by_level):
-        ix = by_level[lvl][:]
-        rng.shuffle(ix)
-        val.update(ix[: take[lvl]])
-    order = list(range(len(records)))
-    rng.shuffle(order)
-    return [records[i] for i in order if i not in val], [records[i] for i in order if i in val]
 
 
 def prepare(shaper: Any, queries: Sequence[str | Path], out_dir: str | Path, val_size: int = 45,
@@ -73,7 +39,7 @@ def prepare(shaper: Any, queries: Sequence[str | Path], out_dir: str | Path, val
     records: list[Mapping[str, Any]] = []
     for path in queries:
         records.extend(shaper.read_queries(path))
-    train, val = split_rows(records, val_size, seed)
+    train, val = shaper.split_queries(records, val_size, seed)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     written = {}

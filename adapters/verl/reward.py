@@ -26,10 +26,11 @@ from .version import check_version
 
 check_version()  # a clear message outside VERL 0.9.x, before VERL's own imports can fail obscurely
 
+from planshape.shaping.facade import Shaper  # noqa: E402
 from verl import DataProto  # noqa: E402
 from verl.experimental.reward_loop.reward_manager.base import RewardManagerBase  # noqa: E402
 
-from .settings import shaper_for, trainer_block  # noqa: E402
+from .config import shaper_for, trainer_block  # noqa: E402
 
 MANAGER_NAME = "planshape"
 TOOL_RESPONSE_END = "</tool_response>"  # Hermes/Qwen chat templates close every tool observation with it
@@ -42,20 +43,6 @@ def final_turn(solution_str: Any) -> str:
         return ""
     cut = solution_str.rfind(TOOL_RESPONSE_END)
     return solution_str if cut < 0 else solution_str[cut + len(TOOL_RESPONSE_END):]
-
-
-def step_of(global_steps: Any) -> int | None:
-    """planshape's step (optimizer steps completed) from VERL's ``global_steps`` (the step being run, from 1)."""
-    if global_steps is None:
-        return None
-    try:
-        return max(int(global_steps) - 1, 0)
-    except (TypeError, ValueError):
-        return None
-
-
-def _needs_step(shaper: Any) -> bool:
-    return len(shaper.schedule.stages) > 1
 
 
 def score_fields(shaper: Any, solution_str: Any, ground_truth: Any, step: int) -> dict[str, Any]:
@@ -78,9 +65,9 @@ def compute_score(data_source: str, solution_str: str, ground_truth: Any, extra_
                          "(or use reward.reward_manager.name=planshape, which reads algorithm.planpo)")
     shaper = shaper_for(planshape)
     if step is None:
-        step = step_of((extra_info or {}).get(STEP_KEY))
+        step = Shaper.steps_completed((extra_info or {}).get(STEP_KEY))
     if step is None:
-        if _needs_step(shaper):
+        if shaper.staged:
             raise ValueError("the schedule has several stages but no training step reaches compute_score under "
                              "VERL's naive reward manager: use reward.reward_manager.name=planshape, or a "
                              "one-stage schedule (e.g. reward_kwargs.planshape.schedule=stage1)")
@@ -96,14 +83,13 @@ class PlanshapeRewardManager(RewardManagerBase):
         # Same signature as VERL's managers; ``compute_score`` (VERL's default or a custom one) is not used.
         super().__init__(config, tokenizer, compute_score)
         self.shaper = shaper_for(trainer_block(config))
-        self.needs_step = _needs_step(self.shaper)
 
     def step_for(self, non_tensor_batch: Mapping[str, Any]) -> int:
         values = non_tensor_batch.get(STEP_KEY)
-        step = step_of(values[-1]) if values is not None and len(values) else None
+        step = Shaper.steps_completed(values[-1]) if values is not None and len(values) else None
         if step is not None:
             return step
-        if self.needs_step:
+        if self.shaper.staged:
             raise RuntimeError("the planshape reward manager got no 'global_steps' with the trajectory, so a staged "
                                "schedule cannot switch: VERL 0.9's V1 trainer (trainer.use_v1=true, the default) "
                                "provides it; the legacy trainer does not - use a one-stage schedule there")

@@ -20,7 +20,7 @@ check_version()  # a clear message outside VERL 0.9.x, before VERL's own imports
 from verl.tools.base_tool import BaseTool  # noqa: E402
 from verl.tools.schemas import OpenAIFunctionToolSchema, ToolResponse  # noqa: E402
 
-from .settings import block_mapping, shaper_for  # noqa: E402
+from .config import block_mapping, shaper_for  # noqa: E402
 
 CONFIG_KEY = "planshape"
 

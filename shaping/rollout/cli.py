@@ -28,14 +28,14 @@ def shaper_from(args: argparse.Namespace, console: Console) -> Shaper:
     """The ``--config`` file's planshape settings with ``--database`` on top (the sample world when neither
     names one). A rollout trains nothing, so the α horizon a config for training must state defaults here."""
     from planshape.shaping import Shaper, ShapingConfig  # on use: `planshape --help` stays quick
-    from planshape.shaping.config import SAMPLE, as_mapping
+    from planshape.shaping.config import SAMPLE_WORLD, as_mapping
 
     settings: dict[str, Any] = dict(as_mapping(args.config)) if args.config else {}
     if args.database is not None:
         settings["database"] = args.database
     if "database" not in settings:
         console.print("[dim]no --database given: using the bundled sample world[/dim]")
-        settings["database"] = SAMPLE
+        settings["database"] = SAMPLE_WORLD
     settings.setdefault("total_steps", 1)
     return Shaper(ShapingConfig.from_mapping(settings))
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from planshape.shaping.config import SAMPLE
+from planshape.shaping.config import SAMPLE_WORLD
 from planshape.validators.travelplanner import sample
 from planshape.validators.travelplanner.metrics import SPLIT_SIZE
 from planshape.validators.travelplanner.query import Query, read_query_rows, read_records
@@ -29,7 +29,7 @@ class Inputs:
 
 def read_inputs(path: str | Path, split: str | None) -> Inputs:
     """Read and check the queries file before any request; a bad row fails naming its number."""
-    path = sample.sample_queries() if str(path) == SAMPLE else Path(path)
+    path = sample.sample_queries() if str(path) == SAMPLE_WORLD else Path(path)
     records = read_records(path)
     if not records:
         raise ValueError(f"{path}: no queries")

@@ -43,8 +43,9 @@ def install_stall_plugin(folder: Path) -> Path:
 
 def sample_scorer(mode: str = "strict"):
     """A worker's scorer over the bundled sample world: ``score(text, query, step)``."""
-    from planshape.shaping.reward import Scorer, open_store
+    from planshape.shaping.reward import Scorer
     from planshape.validators.travelplanner.sample import sample_database
+    from planshape.validators.travelplanner.store import open_store
 
     return Scorer(open_store(str(sample_database())), mode).score
 

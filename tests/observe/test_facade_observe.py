@@ -6,9 +6,9 @@ import json
 
 import numpy as np
 import pytest
-from planshape.shaping.bridge import ConfigError, Shaper
-from planshape.shaping.monitor import MONITOR_METRICS
-from planshape.shaping.verdict_log import read_log
+from planshape.shaping.facade import ConfigError, Shaper
+from planshape.shaping.observe.monitor import MONITOR_METRICS
+from planshape.shaping.observe.verdict_log import read_log
 from planshape.validators.travelplanner.plan_format import from_upstream
 
 from ..travelplanner.test_quirks import SAMPLE_Q, sample

@@ -8,10 +8,11 @@ from __future__ import annotations
 import copy
 
 import pytest
-from planshape.shaping.monitor import MONITOR_METRICS, NOT_CHECKED, UNATTRIBUTED, Monitor, Watch, batch_rates
+from planshape.shaping.observe.monitor import MONITOR_METRICS, batch_rates, watch_metrics
 from planshape.validators.travelplanner.evaluate import check_plan
 from planshape.validators.travelplanner.lookups import SharedLookups
 from planshape.validators.travelplanner.modes import QUIRKS
+from planshape.validators.travelplanner.monitor import NOT_CHECKED, UNATTRIBUTED, Monitor, Watch
 from planshape.validators.travelplanner.plan_memo import PlanMemo
 
 from ..travelplanner.helpers import ROCKFORD, rockford
@@ -93,13 +94,16 @@ FAMILIES = {
     "unchecked_transport": lambda db: (rockford(edits={(2, "transportation"): "Drive from Rockford to St. Petersburg"}),
                                        ROCKFORD, db),
     "any_city_on_3_days": lambda db: (rockford(), ROCKFORD.model_copy(update={"dest": "Chicago"}), db),
-    "same_place_by_text": lambda db: (rockford(edits={(2, "lunch"): "Flying Mango, Rockford(S1)"}), ROCKFORD, db),
+    "same_place_by_text": lambda db: (rockford(edits={(2, "lunch"): "Flying Mango , Rockford"}), ROCKFORD, db),
     "city_by_substring": lambda db: (rockford(edits={(0, "transportation"): "Taxi, from Rockford to Chicago, "
                                                                             "St. Petersburg"}), ROCKFORD, db),
     "mixed_transport_words": lambda db: (rockford(edits={(0, "transportation"): rockford()[0]["transportation"]
                                                          + ", taxi to the hotel"}), ROCKFORD, db),
     "blank_fields_count": lambda db: (rockford(edits={(1, "breakfast"): None}), ROCKFORD, db),
 }
+# Shapes that a later rule closes too: "(S1)" after the city names no state (Q17); the taxi string's
+# trailing ", St. Petersburg" is no canonical transport field (Q16). The monitor names every such rule.
+ALSO_CLOSED_BY = {"city_by_substring": ("unchecked_stated_values",)}
 SAMPLE_FAMILIES = {
     "ignore_flight_date": lambda: (sample({(0, "transportation"): "Flight Number: F9000201, from Harborview to "
                                           "Lindenfield, Departure Time: 07:30, Arrival Time: 09:20"}), SAMPLE_Q),
@@ -118,10 +122,16 @@ def test_quirk_family_is_an_exploit_named_by_its_flag(quirk, database):
     plan, query, store = FAMILIES[quirk](database)
     _, watch = Monitor("strict").check(plan, query, store)
     assert watch.exploit, watch
-    assert watch.rules == (quirk,) and watch.rule == quirk
-    metrics = watch.metrics()
+    assert watch.rules == (quirk, *ALSO_CLOSED_BY.get(quirk, ())) and watch.rule == quirk
+    metrics = watch_metrics(watch)
     assert metrics["exploit"] == metrics[f"exploit/{quirk}"] == 1.0
-    assert sum(v for k, v in metrics.items() if k.startswith("exploit/")) == 1.0
+    assert sum(v for k, v in metrics.items() if k.startswith("exploit/")) == len(watch.rules)
+
+
+def test_a_shape_two_rules_close_is_named_by_both(database):
+    _, watch = Monitor("strict").check(rockford(edits={(2, "lunch"): "Flying Mango, Rockford(S1)"}), ROCKFORD,
+                                       database)
+    assert watch.exploit and watch.rules == ("same_place_by_text", "several_places_per_field")
 
 
 @pytest.mark.parametrize("quirk", sorted(SAMPLE_FAMILIES))
@@ -153,7 +163,7 @@ def test_unattributed_when_no_single_flag_explains(database, monkeypatch):
     monitor._reopened.pop("substring_match")
     _, watch = monitor.check(plan, query, store)
     assert watch.exploit and watch.rules == () and watch.rule == UNATTRIBUTED
-    assert watch.metrics()[f"exploit/{UNATTRIBUTED}"] == 1.0
+    assert watch_metrics(watch)[f"exploit/{UNATTRIBUTED}"] == 1.0
 
 
 def test_batch_rates_have_every_name():
@@ -214,3 +224,43 @@ def test_malformed_plans_never_raise_and_match_a_plain_check(mode, index, databa
     result, watch = Monitor(mode).check(NASTY[index], ROCKFORD, database)
     assert result.to_dict() == check_plan(NASTY[index], ROCKFORD, database, mode).to_dict()
     assert not watch.exploit or watch.checks
+
+
+def _claims_families(database, train):
+    """One exploit per rule of issue 16 (Q16-Q21): each passes official, and only its own flag fails it."""
+    kansas, stockton, texas = train[1], train[2], train[41]
+    drive = copy.deepcopy(kansas[1])
+    drive[0]["transportation"] = drive[0]["transportation"].replace("14 hours 2 mins", "2 hours 0 mins")
+    home = copy.deepcopy(stockton[1])
+    home[2]["dinner"], home[2]["lunch"] = home[2]["lunch"], "-"
+    orlando, hop = train[5], copy.deepcopy(train[5][1])
+    hop[2]["current_city"], hop[2]["transportation"] = "Houston(Texas)", "-"
+    hop[2]["breakfast"] = f"{database.in_city('restaurants', 'Houston')[0].name}, Houston(Texas)"
+    far = copy.deepcopy(texas[1])
+    far[3]["attraction"] = f"{database.in_city('attractions', 'El Paso')[0].name}, El Paso;"
+    return {
+        "unchecked_stated_values": (drive, kansas[0]),
+        "several_places_per_field": (rockford(edits={(0, "dinner"): "Nonexistent Bistro\nCoco Bambu, Rockford"}),
+                                     ROCKFORD),
+        "unread_plan_parts": (rockford() + rockford(), ROCKFORD),
+        "two_places_at_once": (home, stockton[0]),
+        "day_trip_any_distance": (far, texas[0]),
+        "teleport_between_days": (hop, orlando[0]),
+    }
+
+
+ISSUE_16_RULES = ("unchecked_stated_values", "several_places_per_field", "unread_plan_parts", "two_places_at_once",
+                  "day_trip_any_distance", "teleport_between_days")
+
+
+@pytest.mark.parametrize("quirk", ISSUE_16_RULES)
+def test_each_claims_rule_is_named_by_its_flag(quirk, database, train):
+    plan, query = _claims_families(database, train)[quirk]
+    result, watch = Monitor("strict").check(plan, query, database)
+    rule = f"Q{16 + ISSUE_16_RULES.index(quirk)}"  # every failing reason names the rule
+    assert all(rule in result.commonsense[key].reason for key in watch.checks), result.to_dict()
+    # a far day trip also passes with stay_day_chars reopened (upstream accepts any city on a stay day)
+    also = ("stay_day_chars",) if quirk == "day_trip_any_distance" else ()
+    assert watch.exploit and watch.rules == (*also, quirk)
+    assert watch_metrics(watch)[f"exploit/{quirk}"] == 1.0
+    assert f"exploit/{quirk}" in MONITOR_METRICS

@@ -10,7 +10,7 @@ import dataclasses
 
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
-from planshape.shaping.monitor import Monitor
+from planshape.shaping.observe.monitor import Monitor
 from planshape.validators.travelplanner.checks import COMMONSENSE, HARD
 from planshape.validators.travelplanner.evaluate import Status, check_plan
 from planshape.validators.travelplanner.modes import QUIRKS, STRICT

@@ -10,11 +10,11 @@ import json
 
 import numpy as np
 import pytest
-from planshape.shaping.bridge import Shaper
 from planshape.shaping.cli import main
-from planshape.shaping.monitor import Monitor
-from planshape.shaping.report.data import summarise
-from planshape.shaping.verdict_log import CHECK_KEYS, verdict_code
+from planshape.shaping.facade import Shaper
+from planshape.shaping.observe.monitor import Monitor
+from planshape.shaping.observe.report.data import summarise
+from planshape.shaping.observe.verdict_log import CHECK_KEYS, verdict_code
 from planshape.validators.travelplanner.evaluate import check_plan
 from planshape.validators.travelplanner.plan_format import from_upstream
 from planshape.validators.travelplanner.query import Query, gold_plan
@@ -148,7 +148,7 @@ def test_the_log_holds_every_sample(run):
 
 
 def test_failure_mode_figure_series(run):
-    from planshape.shaping.report.figures import failure_modes
+    from planshape.shaping.observe.report.figures import failure_modes
 
     log_dir, expect, _ = run
     summary = summarise(log_dir, progress=False)
@@ -170,7 +170,7 @@ def test_failure_mode_figure_series(run):
 
 
 def test_group_reward_and_exploit_figure_series(run):
-    from planshape.shaping.report.figures import exploit, failure_groups, reward
+    from planshape.shaping.observe.report.figures import exploit, failure_groups, reward
 
     log_dir, expect, n = run
     summary = summarise(log_dir, progress=False)
@@ -198,7 +198,7 @@ def test_group_reward_and_exploit_figure_series(run):
 
 
 def test_planpo_figure_series(run):
-    from planshape.shaping.report.figures import planpo
+    from planshape.shaping.observe.report.figures import planpo
 
     log_dir, expect, _ = run
     lines = _lines(planpo(summarise(log_dir, progress=False)))
@@ -212,7 +212,7 @@ def test_planpo_figure_series(run):
 
 
 def test_final_pass_figure_data(run):
-    from planshape.shaping.report.figures import final_pass
+    from planshape.shaping.observe.report.figures import final_pass
 
     log_dir, expect, _ = run
     fig = final_pass(summarise(log_dir, progress=False))
@@ -244,7 +244,7 @@ def test_report_errors_are_one_line(tmp_path, capsys):
 
 
 def test_evaluate_plots_per_constraint(tmp_path):
-    from planshape.shaping.report.figures import submission_figures
+    from planshape.shaping.observe.report.figures import submission_figures
     from planshape.validators.travelplanner import sample
     from planshape.validators.travelplanner.database import load_database
     from planshape.validators.travelplanner.query import load_queries

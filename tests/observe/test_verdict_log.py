@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
-from planshape.shaping.verdict_log import (
+from planshape.shaping.observe.verdict_log import (
     CHECK_KEYS,
     VerdictLog,
     advantage_records,
@@ -28,7 +28,7 @@ from ..travelplanner.helpers import ROCKFORD, rockford
 BATCH = 32
 WRITER = textwrap.dedent("""
     import os, sys, time
-    from planshape.shaping.verdict_log import VerdictLog
+    from planshape.shaping.observe.verdict_log import VerdictLog
     directory, tag, steps, progress = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
     log = VerdictLog(directory, meta={"tag": tag})
     step = 0

@@ -3,7 +3,7 @@
 It is what a VERL, TRL or OpenRLHF adapter does, without the trainer: build one ``Shaper`` from the run's
 settings, score each group's outputs at the current step, lay the turns out as a (B, L) assistant mask with
 tool tokens and padding between them (as a trainer's batch has), and ask for per-token advantages and the
-statistics to log. ``tests/shaping/test_bridge.py`` runs it and checks that it imports nothing else.
+statistics to log. ``tests/shaping/test_facade.py`` runs it and checks that it imports nothing else.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import torch
-from planshape.shaping.bridge import Shaper
+from planshape.shaping.facade import Shaper
 
 TOOL_TOKENS = 2  # observation tokens between two assistant turns
 PAD = 3  # trailing padding of every row

@@ -9,7 +9,7 @@ import pytest
 import torch
 from hypothesis import given, settings
 from planshape.shaping.advantages import Rollouts, grpo, planpo, segment_normalise
-from planshape.shaping.token_level import token_advantages
+from planshape.shaping.advantages.tokens import token_advantages
 
 from .test_advantages import batches
 
@@ -107,12 +107,10 @@ def test_direct_construction_is_checked_too():
     assert sparse.n_groups == 2  # no array sized by the largest code
 
 
-def test_token_advantages_rejects_string_success_and_nan_threshold():
+def test_token_advantages_rejects_string_success():
     mask = torch.tensor([[1, 1, 0], [1, 0, 0]])
     with pytest.raises(ValueError, match="success"):
         token_advantages(torch.tensor([1.0, 0.0]), mask, ["g", "g"], planpo, success=np.array(["False", "True"]))
-    with pytest.raises(ValueError, match="success_threshold"):
-        token_advantages(torch.tensor([1.0, 0.0]), mask, ["g", "g"], planpo, success_threshold=math.nan)
 
 
 # ------------------------------------------------------------------ PlanPO's per-index segments are compact
@@ -121,7 +119,7 @@ def test_token_advantages_rejects_string_success_and_nan_threshold():
 def _planpo_wide(r: Rollouts, grouping: str, alpha=0.1, eps=1e-6) -> np.ndarray:
     """A^S with the former segment codes, group x (longest trajectory): the oracle for the compact codes."""
     ok = r.success & (r.turns > 0)
-    t = r.turn_index
+    t = np.arange(len(r.lengths)) - np.repeat(np.cumsum(r.turns) - r.turns, r.turns)  # turn index in its trajectory
     width = int(t.max(initial=0)) + 1
     segment = r.group[r.owner] * width + t
     member = ok[r.owner] if grouping == "index-success" else np.ones(len(t), dtype=bool)
@@ -156,7 +154,7 @@ def test_tensors_are_accepted_for_every_per_trajectory_field():
 
 
 def test_the_facade_refuses_text_success_flags():
-    from planshape.shaping.bridge import Shaper
+    from planshape.shaping.facade import Shaper
 
     shaper = Shaper.from_mapping({"database": "sample", "total_steps": 100})
     mask = torch.tensor([[1, 1, 0], [1, 0, 0]])

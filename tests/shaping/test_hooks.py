@@ -7,7 +7,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from planshape.shaping import hookspecs, plugins
+from planshape.shaping import Shaper, hookspecs, plugins
 from planshape.shaping.advantages import Advantages, Rollouts
 from planshape.shaping.hookspecs import hookimpl
 from planshape.shaping.reward import Scorer
@@ -131,10 +131,11 @@ def test_hook_planshape_advantage_estimators(registered):
 
     registered(Flat(), "flat")
     r = Rollouts.build(["g", "g"], [1.0, 0.0], [True, False], [[3], [4, 5]])
-    assert plugins.estimator("flat")(r).per_turn.tolist() == [1.0, 1.0, 1.0]
+    flat_shaper = Shaper.from_mapping({"database": "sample", "estimator": "flat"})
+    assert flat_shaper.estimate(r, 0).per_turn.tolist() == [1.0, 1.0, 1.0]
     assert set(plugins.estimators()) >= {"grpo", "planpo", "flat"}
     with pytest.raises(ValueError, match="unknown advantage estimator 'ppo'"):
-        plugins.estimator("ppo")
+        Shaper.from_mapping({"database": "sample", "estimator": "ppo"})
 
     class Shadow:
         @hookimpl
@@ -206,7 +207,7 @@ def test_trace_switch_prints_hook_calls(monkeypatch, capsys):
 
 def test_every_hook_is_tested_and_documented():
     specs = [name for name, fn in inspect.getmembers(hookspecs, inspect.isfunction) if name.startswith("planshape_")]
-    assert len(specs) == 5
+    assert len(specs) == 6
     tests = {name for name, _ in inspect.getmembers(sys.modules[__name__], inspect.isfunction)}
     docs = (ROOT / "docs/hooks.md").read_text()
     assert [s for s in specs if f"test_hook_{s}" not in tests] == []
@@ -220,3 +221,33 @@ def test_cli_lists_plugins(capsys):
 
     assert main(["plugins"]) == 0
     assert "planshape.builtin" in capsys.readouterr().out
+
+
+def test_hook_planshape_add_commands(registered, capsys):
+    from planshape.shaping.cli import build_parser, main
+
+    class Demo:
+        @hookimpl
+        def planshape_add_commands(self, subparsers):
+            group = subparsers.add_parser("demo", help="a plugin's command group")
+            group.set_defaults(func=lambda args: print("demo ran") or 0)
+
+    registered(Demo(), "demo-commands")
+    assert build_parser().parse_args(["demo"]).func is not None
+    assert main(["demo"]) == 0 and "demo ran" in capsys.readouterr().out
+    # the adapters come in the same way (entry points of the planshape group), not from a list in the core
+    assert {"planshape-verl", "planshape-trl", "planshape-openrlhf"} <= set(plugins.versions())
+
+
+def test_the_run_records_which_plugin_versions_made_its_rewards(tmp_path):
+    from planshape.shaping.observe.verdict_log import read_log
+
+    shaper = Shaper.from_mapping({"database": "sample", "estimator": "grpo", "log_dir": str(tmp_path)})
+    versions = shaper.describe()["plugins"]
+    assert versions[plugins.BUILTIN] == plugins.versions()[plugins.BUILTIN] != "unknown"
+    shaper.score("no answer", {"org": "Harborview", "dest": "Lindenfield", "days": 3, "visiting_city_number": 1,
+                               "date": ["2022-03-10", "2022-03-11", "2022-03-12"], "people_number": 1,
+                               "local_constraint": {}, "budget": 1200, "query": "q", "level": "easy"}, 0)
+    shaper.close()
+    headers, _, _ = read_log(tmp_path)
+    assert headers and headers[0]["describe"]["plugins"] == versions

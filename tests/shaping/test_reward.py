@@ -6,9 +6,9 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from planshape.shaping.reward import COMPONENTS, Scorer, failure_counts, score
+from planshape.shaping.reward import COMPONENTS, Scorer, failure_counts
 from planshape.validators.travelplanner.plan_format import from_upstream
-from planshape.validators.travelplanner.sample import sample_database, sample_dir
+from planshape.validators.travelplanner.sample import sample_dir
 
 ROWS = [json.loads(line) for line in (sample_dir() / "rollouts.jsonl").read_text().splitlines()]
 
@@ -88,13 +88,15 @@ def test_structured_plan_variants_never_raise(scorer):
     assert result.failure == "schema"
 
 
-def test_score_convenience_loads_once_and_bad_query_fails(tmp_path):
-    first = score(ROWS[0]["text"], ROWS[0]["query"], database=sample_database())
-    assert first.reward == 5.0
+def test_a_bad_query_or_database_fails_as_configuration(tmp_path):
+    from planshape.shaping import ConfigError, Shaper
+
+    shaper = Shaper.from_mapping({"database": "sample", "estimator": "grpo"})
+    assert shaper.score(ROWS[0]["text"], ROWS[0]["query"], 0).reward == 5.0
     with pytest.raises(ValueError):
-        score(ROWS[0]["text"], {"org": "Harborview"}, database=sample_database())
-    with pytest.raises(Exception, match="no such database directory"):
-        score(ROWS[0]["text"], ROWS[0]["query"], database=tmp_path / "missing")
+        shaper.score(ROWS[0]["text"], {"org": "Harborview"}, 0)
+    with pytest.raises(ConfigError, match="does not exist"):
+        Shaper.from_mapping({"database": str(tmp_path / "missing")})
 
 
 def test_unknown_mode_and_schedule_fail_at_start(sample_store):
@@ -102,10 +104,6 @@ def test_unknown_mode_and_schedule_fail_at_start(sample_store):
         Scorer(sample_store, mode="lenient")
     with pytest.raises(ValueError, match="unknown schedule"):
         Scorer(sample_store, schedule="stage9")
-
-
-def test_metrics_are_named_as_documented(scorer):
-    assert list(scorer.score(ROWS[0]["text"], ROWS[0]["query"]).metrics()) == ["reward", *COMPONENTS]
 
 
 def test_upstream_answer_with_strings_fails_schema(scorer):

@@ -5,8 +5,8 @@ import pytest
 import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from planshape.shaping import turns as turns_module
-from planshape.shaping.turns import _broadcast_cpu, _broadcast_cumsum, _spans_torch, broadcast, turn_spans
+from planshape.shaping.advantages import turns as turns_module
+from planshape.shaping.advantages.turns import _broadcast_cpu, _broadcast_cumsum, _spans_torch, broadcast, turn_spans
 
 
 def test_spans_of_a_verl_style_mask():

@@ -159,9 +159,9 @@ def reasons(result) -> dict[str, str]:
     return {k: v.reason for k, v in (result.commonsense | (result.hard or {})).items()}
 
 
-def with_quirk(quirk: str):
-    """Strict mode with one quirk left open: shows which flag a strict verdict comes from."""
-    return dataclasses.replace(STRICT, **{quirk: True})
+def with_quirk(*quirks: str):
+    """Strict mode with quirks left open: shows which flags a strict verdict comes from."""
+    return dataclasses.replace(STRICT, **dict.fromkeys(quirks, True))
 
 
 def test_same_place_by_text(database):
@@ -210,8 +210,9 @@ def test_city_by_substring(database, train):
     plan = rockford(edits={(0, "transportation"): "Taxi, from Rockford to Chicago, St. Petersburg"})
     official = check_plan(plan, ROCKFORD, database, "official")
     strict = check_plan(plan, ROCKFORD, database, "strict")
-    assert official.final_pass
-    assert verdicts(check_plan(plan, ROCKFORD, database, with_quirk("city_by_substring"))) == verdicts(official)
+    assert official.final_pass  # the trailing ", St. Petersburg" also makes the string unreadable (Q16)
+    assert verdicts(check_plan(plan, ROCKFORD, database, with_quirk("city_by_substring", "unchecked_stated_values"))
+                    ) == verdicts(official)
     assert verdicts(strict)["is_valid_information_in_current_city"] == "fail"
     assert "from Rockford to Chicago" in reasons(strict)["is_valid_information_in_current_city"]
 
@@ -277,6 +278,84 @@ def test_repeated_lunch_reason_names_the_restaurant(database):
     assert reasons(check_plan(plan, ROCKFORD, database, "official"))["is_valid_restaurants"] == \
         "The restaurant in day 3 dinner is repeated."
     assert "Flying Mango" in reasons(check_plan(plan, ROCKFORD, database, "strict"))["is_valid_restaurants"]
+
+
+def _closed_by(plan, query, database, quirk: str, check: str) -> str:
+    """Assert that official passes ``plan``, strict fails ``check`` and reopening ``quirk`` alone passes it
+    again; return strict's reason (which names the rule)."""
+    official = check_plan(plan, query, database, "official")
+    strict = check_plan(plan, query, database, "strict")
+    assert official.final_pass, verdicts(official)
+    assert verdicts(strict)[check] == "fail", verdicts(strict)
+    assert check_plan(plan, query, database, with_quirk(quirk)).final_pass
+    return reasons(strict)[check]
+
+
+def test_unchecked_stated_values(database, train):
+    # A flight that leaves at dawn and lands by breakfast, as stated; the row says 15:40 -> 17:04.
+    plan = rockford(edits={(0, "transportation"): "Flight Number: F3573659, from St. Petersburg to Rockford, "
+                                                    "Departure Time: 06:00, Arrival Time: 07:30"})
+    reason = _closed_by(plan, ROCKFORD, database, "unchecked_stated_values", "is_valid_information_in_sandbox")
+    assert "departure time 06:00" in reason and "15:40 (Q16)" in reason
+    query, gold = train[1]  # Kansas City -> Pensacola by car: 14 hours 2 mins, 1,433 km
+    for stated, named in (("duration: 2 hours 0 mins, distance: 1,433 km", "duration"),
+                          ("duration: 14 hours 2 mins, distance: 143 km", "distance")):
+        plan = copy.deepcopy(gold)
+        plan[0]["transportation"] = f"Self-driving, from Kansas City to Pensacola, {stated}, cost: 71"
+        assert named in _closed_by(plan, query, database, "unchecked_stated_values",
+                                   "is_valid_information_in_sandbox")
+
+
+def test_several_places_per_field(database):
+    # "Nonexistent Bistro" is on a line of its own: upstream reads only the last line.
+    plan = rockford(edits={(0, "dinner"): "Nonexistent Bistro\nCoco Bambu, Rockford"})
+    reason = _closed_by(plan, ROCKFORD, database, "several_places_per_field", "is_valid_information_in_sandbox")
+    assert "dinner in day 1 names more than one place" in reason
+    plan = rockford(edits={(0, "current_city"): "from St. Petersburg to Rockford, then on to Paris"})
+    assert "then on to Paris" in _closed_by(plan, ROCKFORD, database, "several_places_per_field",
+                                            "is_reasonable_visiting_city")
+
+
+def test_unread_plan_parts(database):
+    plan = rockford() + rockford()  # the round trip, planned (and never paid for) a second time
+    reason = _closed_by(plan, ROCKFORD, database, "unread_plan_parts", "is_not_absent")
+    assert "day 4, after the 3-day trip, plans" in reason
+    plan = rockford(edits={(1, "days"): 30})
+    assert "day 2 is numbered 30" in _closed_by(plan, ROCKFORD, database, "unread_plan_parts", "is_not_absent")
+    plan = rockford(edits={(1, "lunch2"): "Flying Mango, Rockford"})  # a second lunch nothing reads
+    assert "'lunch2'" in _closed_by(plan, ROCKFORD, database, "unread_plan_parts", "is_not_absent")
+    padded = rockford() + [{}, {}, {"days": 6, "current_city": "-", "transportation": "-", "breakfast": "-"}]
+    assert check_plan(padded, ROCKFORD, database, "strict").final_pass  # empty padding is tolerated
+
+
+def test_two_places_at_once(database, train):
+    # Day 1's dinner moved to breakfast: in Rockford, though the flight from St. Petersburg lands at 17:04.
+    plan = rockford(edits={(0, "breakfast"): ROCKFORD_PLAN[0]["dinner"], (0, "dinner"): "-"})
+    reason = _closed_by(plan, ROCKFORD, database, "two_places_at_once", "is_valid_information_in_current_city")
+    assert "before flight F3573659 lands at 17:04" in reason
+    query, gold = train[2]  # Las Vegas -> Stockton; home on day 3 by a flight leaving Stockton at 13:42
+    plan = copy.deepcopy(gold)
+    plan[2]["dinner"], plan[2]["lunch"] = plan[2]["lunch"], "-"  # lunch moved to after the flight has left
+    assert "after flight" in _closed_by(plan, query, database, "two_places_at_once",
+                                        "is_valid_information_in_current_city")
+
+
+def test_day_trip_any_distance(database, train):
+    query, gold = train[41]  # Seattle -> Texas, 7 days; days 4-6 stay in San Antonio
+    sight = database.in_city("attractions", "El Paso")[0].name  # 887 km from San Antonio by road
+    plan = copy.deepcopy(gold)
+    plan[3]["attraction"] = f"{sight}, El Paso;"
+    reason = _closed_by(plan, query, database, "day_trip_any_distance", "is_valid_information_in_current_city")
+    assert "(Q20: a day trip from San Antonio reaches 340 km; El Paso is 887 km by road)" in reason
+
+
+def test_teleport_between_days(database, train):
+    query, gold = train[5]  # Orlando -> Texas, 5 days: San Antonio, then a flight to Houston on day 3
+    plan = copy.deepcopy(gold)
+    plan[2]["current_city"], plan[2]["transportation"] = "Houston(Texas)", "-"  # Houston, with no flight
+    plan[2]["breakfast"] = f"{database.in_city('restaurants', 'Houston')[0].name}, Houston(Texas)"
+    reason = _closed_by(plan, query, database, "teleport_between_days", "is_reasonable_visiting_city")
+    assert "Day 3 starts in Houston, but day 2 ended in San Antonio" in reason
 
 
 def test_every_quirk_is_tested():

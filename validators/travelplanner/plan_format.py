@@ -21,7 +21,9 @@ from typing import Any
 import fastjsonschema
 import jsonschema
 
+from .conversion import conversion_failure
 from .json_limits import JsonLimits, first_violation
+from .text import parse_transport
 
 MAX_ANSWER_CHARS = 100_000
 SCHEMA_FILE = "plan.schema.json"
@@ -53,8 +55,30 @@ def _fast_validators() -> tuple[Callable[[Any], Any], Callable[[Any], Any]]:
     return fastjsonschema.compile(plan), fastjsonschema.compile(plan["items"])
 
 
+_UNESCAPED_DOLLAR = re.compile(r"(?<!\\)\$")
+
+
+@cache
+def _ecma_regex(pattern: str) -> re.Pattern[str]:
+    """A schema pattern as ECMA-262 reads it: ``$`` is the end of the text. Python's ``$`` also matches
+    before a final newline, so ``"F1\n"`` would pass ``^F[0-9]+$``; fastjsonschema reads ``$`` as ``\\Z``,
+    and the explaining validator must give the same answer."""
+    return re.compile(_UNESCAPED_DOLLAR.sub(r"\\Z", pattern))
+
+
+def _pattern(validator: Any, pattern: str, instance: Any, schema: dict[str, Any]) -> Any:
+    if validator.is_type(instance, "string") and not _ecma_regex(pattern).search(instance):
+        yield jsonschema.ValidationError(f"{instance!r} does not match {pattern!r}")
+
+
+@cache
+def _explainer() -> type:
+    """The schema's own validator class, with ``pattern`` read as the compiled validator reads it."""
+    return jsonschema.validators.extend(jsonschema.validators.validator_for(plan_schema()), {"pattern": _pattern})
+
+
 def _validator_for(schema: dict[str, Any]) -> jsonschema.protocols.Validator:
-    return jsonschema.validators.validator_for(plan_schema())(schema)
+    return _explainer()(schema)
 
 
 @cache
@@ -70,12 +94,12 @@ def _day_validator() -> jsonschema.protocols.Validator:
     return _validator_for({"$schema": schema["$schema"], "$defs": schema["$defs"], **schema["items"]})
 
 
-def _passes(validate: Callable[[Any], Any], instance: Any) -> bool:
+def _fast_error(validate: Callable[[Any], Any], instance: Any) -> fastjsonschema.JsonSchemaValueException | None:
     try:
         validate(instance)
-    except fastjsonschema.JsonSchemaValueException:
-        return False
-    return True
+    except fastjsonschema.JsonSchemaValueException as exc:
+        return exc
+    return None
 
 
 @cache
@@ -138,14 +162,6 @@ def to_upstream(days: list[dict]) -> list[dict[str, Any]]:
 
 # ------------------------------------------------------------ upstream strings -> structured
 
-_FLIGHT = re.compile(
-    r"^Flight Number: (?P<flight_number>[^,]+), from (?P<from>.+?) to (?P<to>[^,]+)"
-    r"(?:, Departure Time: (?P<departure_time>[^,]+))?(?:, Arrival Time: (?P<arrival_time>[^,]+))?$"
-)
-_GROUND = re.compile(
-    r"^(?P<mode>Self-driving|Taxi), from (?P<from>.+?) to (?P<to>[^,]+)"
-    r"(?:, duration: (?P<duration>[^,]+))?(?:, distance: (?P<distance>.+?))?(?:, cost: (?P<cost>[0-9.]+))?$"
-)
 _TRAVEL = re.compile(r"^from (?P<from>.+?) to (?P<to>.+)$")
 
 
@@ -165,17 +181,13 @@ def _parse_place(text: str, where: str) -> dict | None:
 def _parse_transport(text: str, where: str) -> dict | None:
     if text in ("-", ""):
         return None
-    if m := _FLIGHT.match(text):
-        out = {"mode": "flight", **{k: v for k, v in m.groupdict().items() if v is not None}}
-        return out
-    if m := _GROUND.match(text):
-        out = {k: v for k, v in m.groupdict().items() if v is not None}
-        out["mode"] = out["mode"].lower()
-        if "cost" in out:
-            cost = float(out["cost"])
-            out["cost"] = int(cost) if cost.is_integer() else cost
-        return out
-    raise FormatError(f"{where}: {text!r} is not a flight, self-driving or taxi string")
+    out: dict[str, Any] | None = parse_transport(text)
+    if out is None:
+        raise FormatError(f"{where}: {text!r} is not a flight, self-driving or taxi string")
+    if "cost" in out:
+        cost = float(out["cost"])
+        out["cost"] = int(cost) if cost.is_integer() else cost
+    return out
 
 
 def from_upstream(days: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -237,16 +249,18 @@ def _schema_reason(instance: Any) -> str | None:
     if (violation := first_violation(instance, gate_limits())) is not None:
         return _reason(*violation)
     plan_ok, day_ok = _fast_validators()
-    if _passes(plan_ok, instance):
-        return None
+    if (fast := _fast_error(plan_ok, instance)) is None:
+        return None  # the compiled validator decides; the other one only explains its verdict
     error = jsonschema.exceptions.best_match(_plan_validator().iter_errors(instance))
     if error is not None:
         return _reason(list(error.absolute_path), error.message)
     for i, day in enumerate(instance):
-        if not _passes(day_ok, day):
+        if (fast_day := _fast_error(day_ok, day)) is not None:
             error = jsonschema.exceptions.best_match(_day_validator().iter_errors(day))
-            return _reason([i, *error.absolute_path], error.message if error else "does not match the day schema")
-    return "plan: does not match the plan schema"
+            if error is not None:
+                return _reason([i, *error.absolute_path], error.message)
+            return _reason([i, *fast_day.path[1:]], fast_day.message)
+    return _reason(list(fast.path[1:]), fast.message)
 
 
 def parse_json(text: str | bytes, max_chars: int = MAX_ANSWER_CHARS) -> tuple[Any, str | None]:
@@ -280,6 +294,9 @@ def gate(answer: Any, max_chars: int = MAX_ANSWER_CHARS) -> GateResult:
         reason = _schema_reason(answer)
         if reason:
             return GateResult(False, None, reason)
-        return GateResult(True, to_upstream(answer), "conforms to the plan schema", answer)
+        plan = to_upstream(answer)
+        if (failure := conversion_failure(answer, plan)) is not None:
+            return GateResult(False, None, _reason(*failure))
+        return GateResult(True, plan, "conforms to the plan schema", answer)
     except Exception as exc:  # noqa: BLE001 - an already-parsed value of any type must still get a reason
         return GateResult(False, None, f"plan cannot be checked ({type(exc).__name__})")

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left
+from functools import lru_cache
 
 # Upstream's "from A to B" pattern. It is only run where it cannot backtrack far (see ``extract_from_to``).
 _FROM_TO = re.compile(r"from\s+(.+?)\s+to\s+([^,]+)(?=[,\s]|$)")
@@ -158,3 +159,79 @@ def attraction_items(text: str, drop_last: bool) -> list[str]:
         return parts[:-1]
     return [p for p in (s.strip() for s in parts) if p]
 
+
+
+# The canonical transport strings of the planner prompt and the gold plans (notes §2), read field by field.
+TRANSPORT_WORDS = ("flight", "self-driving", "taxi")
+MAX_TRANSPORT_CHARS = 400  # a canonical string is under 200 characters; longer text is not one (and the
+# patterns below backtrack on long text, so they never see it)
+_FLIGHT = re.compile(
+    r"^Flight Number: (?P<flight_number>[^,]+), from (?P<from>.+?) to (?P<to>[^,]+)"
+    r"(?:, Departure Time: (?P<departure_time>[^,]+))?(?:, Arrival Time: (?P<arrival_time>[^,]+))?$"
+)
+_GROUND = re.compile(
+    r"^(?P<mode>(?i:self-driving|taxi)), from (?P<from>.+?) to (?P<to>[^,]+)"
+    r"(?:, duration: (?P<duration>[^,]+))?(?:, distance: (?P<distance>.+?))?(?:, cost: (?P<cost>[0-9.]+))?$"
+)
+_DURATION = re.compile(r"^(?:(?P<d>[0-9]{1,3}) days? ?)?(?:(?P<h>[0-9]{1,3}) hours? ?)?(?:(?P<m>[0-9]{1,4}) mins?)?$")
+_DISTANCE = re.compile(r"^(?P<km>[0-9]{1,3}(?:,[0-9]{3})*(?:\.[0-9]+)?|[0-9]+(?:\.[0-9]+)?) km$")
+
+
+def modes_named(text: str) -> list[str]:
+    """The transport modes a text names (case-insensitive), in ``TRANSPORT_WORDS`` order."""
+    low = text.lower()
+    return [word for word in TRANSPORT_WORDS if word in low]
+
+
+def parse_transport(text: str) -> dict[str, str] | None:
+    """A canonical flight, self-driving or taxi string -> its fields (``mode`` lower-case, the rest as
+    written); None for any other text. Fields the string leaves out are absent."""
+    if not isinstance(text, str) or len(text) > MAX_TRANSPORT_CHARS or "\n" in text:
+        return None
+    if m := _FLIGHT.match(text):
+        return {"mode": "flight", **{k: v for k, v in m.groupdict().items() if v is not None}}
+    if m := _GROUND.match(text):
+        out = {k: v for k, v in m.groupdict().items() if v is not None}
+        out["mode"] = out["mode"].lower()
+        return out
+    return None
+
+
+def duration_minutes(text: str) -> int | None:
+    """``"19 hours 21 mins"`` (also ``1 hour``, ``56 mins``, ``1 day 2 hours``) -> minutes; None otherwise."""
+    return _duration_minutes(text) if isinstance(text, str) and len(text) < 40 else None
+
+
+def distance_km(text: str) -> float | None:
+    """``"2,132 km"`` or ``"70.7 km"`` -> kilometres; None otherwise."""
+    return _distance_km(text) if isinstance(text, str) and len(text) < 40 else None
+
+
+def clock_minutes(text: str) -> int | None:
+    """``"15:40"`` -> minutes after midnight; None for anything that is not a time of day."""
+    return _clock_minutes(text) if isinstance(text, str) and len(text) <= 5 else None
+
+
+# Short texts only (the guards above), so each cache holds at most a few hundred kilobytes: the same
+# durations, distances and times recur across a batch's plans and the database rows they are compared with.
+@lru_cache(maxsize=8192)
+def _duration_minutes(text: str) -> int | None:
+    m = _DURATION.match(text.strip())
+    if m is None or not any(m.groups()):
+        return None
+    return int(m["d"] or 0) * 1440 + int(m["h"] or 0) * 60 + int(m["m"] or 0)
+
+
+@lru_cache(maxsize=8192)
+def _distance_km(text: str) -> float | None:
+    m = _DISTANCE.match(text.strip())
+    return float(m["km"].replace(",", "")) if m else None
+
+
+@lru_cache(maxsize=4096)
+def _clock_minutes(text: str) -> int | None:
+    hours, sep, minutes = text.partition(":")
+    if not sep or not hours.isdigit() or not minutes.isdigit() or len(minutes) != 2 or not hours.isascii():
+        return None
+    h, m = int(hours), int(minutes)
+    return h * 60 + m if h < 24 and m < 60 else None

@@ -9,7 +9,7 @@ chat template (the default is Qwen's ChatML).
 import os
 from pathlib import Path
 
-from planshape.adapters.openrlhf.agent import AgentSettings, agent_executor
+from planshape.adapters.openrlhf.tools import AgentSettings, agent_executor
 
 CONFIG = os.environ.get("PLANSHAPE_CONFIG") or str(Path(__file__).with_name("planshape.json"))
 

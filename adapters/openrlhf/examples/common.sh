@@ -33,5 +33,5 @@ OPENRLHF_ARGS=(
 # The runtime env of a planshape run: the worker setup hook that wraps OpenRLHF's advantage computation in the
 # trainer actor, and the planshape config, carried to every worker on every node.
 planshape_runtime_env() {
-  printf '{"worker_process_setup_hook": "planshape.adapters.openrlhf.setup_hook.install", "env_vars": {"PLANSHAPE_CONFIG": "%s"}}' "$1"
+  printf '{"worker_process_setup_hook": "planshape.adapters.openrlhf.register.install", "env_vars": {"PLANSHAPE_CONFIG": "%s"}}' "$1"
 }

@@ -20,8 +20,8 @@ from planshape.adapters.openrlhf import CONFIG_ENV, SETUP_HOOK
 from planshape.adapters.openrlhf.advantages import STEP, patch_openrlhf
 from planshape.adapters.openrlhf.check import parse_launch
 from planshape.adapters.openrlhf.config import RAY_SETUP_HOOK_ENV
-from planshape.shaping.bridge import ConfigError, Shaper
-from test_openrlhf_agent import FLIGHTS, HOTELS, PROMPT
+from planshape.shaping.facade import ConfigError, Shaper
+from test_openrlhf_tools import FLIGHTS, HOTELS, PROMPT
 
 N = 4  # samples per prompt
 
@@ -156,3 +156,21 @@ def test_a_missing_config_fails_the_trainer_at_start_up(hooked, tokenizer, tmp_p
     monkeypatch.delenv(CONFIG_ENV)
     with pytest.raises(ConfigError, match=CONFIG_ENV):
         make_trainer(trainer_args(tmp_path), tokenizer)
+
+
+def test_total_steps_is_checked_against_the_trainers_global_steps(hooked, tokenizer, tmp_path):
+    """Where OpenRLHF's trainer has its prompts (PPOTrainer sets them before ``BasePPOTrainer.__init__``), the
+    run's global steps are ceil(prompts / --rollout.batch_size) x --train.num_episodes (16 and 100 here)."""
+
+    class WithPrompts(BasePPOTrainer):
+        def __init__(self, prompts: int, *args, **kwargs) -> None:
+            self.prompts_dataloader = SimpleNamespace(dataset=[{}] * prompts)
+            super().__init__(*args, **kwargs)
+
+    def build(prompts: int) -> None:
+        WithPrompts(prompts, SimpleNamespace(args=trainer_args(tmp_path)), ActorGroup(), None, None, None, None,
+                    tokenizer)
+
+    with pytest.raises(ConfigError, match="runs 300 optimizer steps"):
+        build(45)  # the config says total_steps 500
+    build(80)  # ceil(80 / 16) x 100 = 500

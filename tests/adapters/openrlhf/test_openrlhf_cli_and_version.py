@@ -8,8 +8,8 @@ from importlib import metadata
 import pytest
 from openrlhf.utils.agent import SingleTurnAgentExecutor
 from planshape.adapters.openrlhf import CONFIG_ENV, version
-from planshape.shaping.bridge import Shaper
 from planshape.shaping.cli import main
+from planshape.shaping.facade import Shaper
 
 
 def test_files_writes_what_openrlhf_loads_and_a_validated_config(stage1_config, tmp_path, monkeypatch, passing):
@@ -49,7 +49,7 @@ def test_prepare_data_rows_round_trip_into_the_reward(shared_dir, stage1_config,
 def test_an_unsupported_openrlhf_is_refused_with_what_to_install(installed, monkeypatch):
     monkeypatch.setattr(version.metadata, "version", lambda name: installed)
     with pytest.raises(ImportError, match=rf"supports OpenRLHF 0\.11\.x, found {installed}.*pip install"):
-        version.check_openrlhf()
+        version.check_version()
 
 
 def test_a_missing_openrlhf_is_refused_with_what_to_install(monkeypatch):
@@ -58,8 +58,8 @@ def test_a_missing_openrlhf_is_refused_with_what_to_install(monkeypatch):
 
     monkeypatch.setattr(version.metadata, "version", missing)
     with pytest.raises(ImportError, match="not installed"):
-        version.check_openrlhf()
+        version.check_version()
 
 
 def test_the_installed_version_is_supported():
-    assert version.check_openrlhf().startswith("0.11.")
+    assert version.check_version().startswith("0.11.")

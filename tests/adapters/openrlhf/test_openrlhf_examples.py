@@ -6,14 +6,14 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import EXAMPLES
+from conftest import EXAMPLES, write_config
 from openrlhf_harness import launch, split_job
 from planshape.adapters.openrlhf import CONFIG_ENV, SETUP_HOOK
 from planshape.adapters.openrlhf.advantages import check_trainer_args
 from planshape.adapters.openrlhf.check import parse_launch
 from planshape.adapters.openrlhf.config import runtime_env
-from planshape.shaping.bridge import ConfigError, Shaper
 from planshape.shaping.cli import main
+from planshape.shaping.facade import ConfigError, Shaper
 
 SCRIPTS = {"grpo.sh": ("reward", "grpo"), "agent.sh": ("agent", "grpo"), "planpo.sh": ("agent", "planpo")}
 
@@ -87,3 +87,20 @@ def test_shipped_configs_are_valid_apart_from_their_database():
         with pytest.raises(ConfigError, match="database"):
             Shaper.from_mapping(config)  # /shared/... does not exist here
         Shaper.from_mapping({**config, "database": "sample"})
+
+
+def test_total_steps_is_checked_against_the_launch_global_steps(tmp_path, capsys):
+    """45 prompts, --rollout.batch_size 16, --train.num_episodes 100: ceil(45 / 16) x 100 = 300 global steps."""
+    _, argv = split_job(launch("planpo.sh", tmp_path))
+    prompts = tmp_path / "train.jsonl"
+    prompts.write_text("".join(json.dumps({"prompt": "p", "label": "{}"}) + "\n" for _ in range(45)))
+    argv[argv.index("--data.prompt_dataset") + 1] = str(prompts)
+    files = tmp_path / "files"
+    shipped = json.loads((EXAMPLES / "planshape.json").read_text())
+    config = files / "planshape.json"
+    for total_steps, rc in ((500, 2), (shipped["total_steps"], 0)):
+        write_config(tmp_path / "c.json", total_steps=total_steps, schedule=shipped["schedule"])
+        assert main(["openrlhf", "files", "-o", str(files), "--config", str(tmp_path / "c.json")]) == 0
+        argv[argv.index("--train.agent_func_path") + 1] = str(files / "agent_func.py")
+        assert main(["openrlhf", "check", "--config", str(config), "--", *argv]) == rc
+    assert "runs 300 optimizer steps" in capsys.readouterr().err

@@ -16,7 +16,7 @@ from openrlhf_harness import ScriptedEngine, sampling_params
 from planshape.adapters.openrlhf import CONFIG_ENV, SETUP_HOOK
 from planshape.adapters.openrlhf.config import RAY_SETUP_HOOK_ENV
 from planshape.adapters.openrlhf.reward import make_reward_func
-from planshape.shaping.bridge import ConfigError, Shaper
+from planshape.shaping.facade import ConfigError, Shaper
 
 PROMPT = "<|im_start|>user\nPlan my trip.<|im_end|>\n<|im_start|>assistant\n"
 
@@ -91,3 +91,10 @@ def test_a_bad_config_fails_when_the_file_is_loaded(tmp_path, monkeypatch):
 def test_rewards_are_tensors_openrlhf_can_stack(stage1_config, passing):
     out = make_reward_func(stage1_config)([PROMPT + passing[0]], [PROMPT], [json.dumps(passing[1])])
     assert isinstance(out["rewards"], torch.Tensor) and out["rewards"].shape == (1,)
+
+
+@pytest.mark.parametrize("label", ["not json", json.dumps({"query": "x"})])
+def test_an_unscorable_sample_is_counted_under_exactly_one_failure_category(executor, tokenizer, label):
+    out = rollout(executor, tokenizer, "<answer>[]</answer>", label)
+    failures = {k: v for k, v in out["extra_logs"].items() if k.startswith("planshape/failure/")}
+    assert sum(failures.values()) == 1.0 and failures["planshape/failure/error"] == 1.0

@@ -38,7 +38,7 @@ def sample_records(sample_rollouts) -> list[dict]:
 
 @pytest.fixture(scope="session")
 def shaper():
-    from planshape.shaping.bridge import Shaper
+    from planshape.shaping.facade import Shaper
 
     return Shaper.from_mapping({"database": "sample", "total_steps": 2})
 

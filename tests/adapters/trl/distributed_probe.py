@@ -17,7 +17,7 @@ def main(out: Path) -> None:
     import torch
     from planshape.adapters.trl import PlanPOTrainer, PlanshapeReward, planner_tools, to_dataset
     from planshape.adapters.trl.tiny import tiny_model, tiny_tokenizer
-    from planshape.shaping.bridge import Shaper
+    from planshape.shaping.facade import Shaper
     from planshape.validators.travelplanner.sample import sample_dir
     from trl import GRPOConfig
 
@@ -25,7 +25,7 @@ def main(out: Path) -> None:
 
     rollouts = [json.loads(line) for line in (sample_dir() / "rollouts.jsonl").read_text().splitlines()]
     records = list({r["group"]: r["query"] for r in rollouts}.values())
-    shaper = Shaper.from_mapping({"database": "sample", "total_steps": 2})
+    shaper = Shaper.from_mapping({"database": "sample", "total_steps": 1})
     corpus = [m["content"] for r in records for m in shaper.messages(r)]
     corpus += [json.dumps(s) for s in shaper.tool_schemas] + [r["text"] for r in rollouts]
     tokenizer = tiny_tokenizer(corpus)

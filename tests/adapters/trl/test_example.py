@@ -47,10 +47,10 @@ def test_shipped_configs_parse(shared_dir, monkeypatch):
 def test_cli_prepare_data_and_check(tmp_path, shared_dir, capsys):
     import argparse
 
-    from planshape.adapters.trl.cli import add_parser
+    from planshape.adapters.trl.cli import planshape_add_commands
 
     parser = argparse.ArgumentParser()
-    add_parser(parser.add_subparsers(dest="command"))
+    planshape_add_commands(parser.add_subparsers(dest="command"))
     output = tmp_path / "rows.jsonl"
     args = parser.parse_args(["trl", "prepare-data", "--input", str(shared_dir / "train.csv"), "--output",
                               str(output), "--limit", "5"])

@@ -52,7 +52,7 @@ def test_conversational_completions_read_the_last_assistant_message(reward, samp
 
 def test_step_comes_from_trainer_state(sample_rollouts):
     from planshape.adapters.trl.reward import PlanshapeReward
-    from planshape.shaping.bridge import Shaper
+    from planshape.shaping.facade import Shaper
 
     staged = PlanshapeReward(Shaper.from_mapping({"database": "sample", "schedule": "curriculum-8b",
                                                   "total_steps": 500}))
@@ -102,3 +102,15 @@ def test_name_and_pickle(reward, sample_rollouts):
     texts, queries = answers(sample_rollouts)
     assert copy(prompts=[""] * 8, completions=texts, planshape_query=queries) == \
         reward(prompts=[""] * 8, completions=texts, planshape_query=queries)
+
+
+def test_failure_and_reason_reach_trl_completions_table(reward, sample_rollouts):
+    """TRL's ``log_extra``: one value per completion, the countable failure and its reason."""
+    texts, queries = answers(sample_rollouts)
+    columns: dict[str, list] = {}
+    reward(prompts=[""] * len(texts), completions=texts, planshape_query=queries,
+           log_extra=lambda column, values: columns.setdefault(column, []).extend(values))
+    assert set(columns) == {"planshape/failure", "planshape/reason"}
+    assert len(columns["planshape/failure"]) == len(texts) == len(columns["planshape/reason"])
+    assert columns["planshape/failure"][:4] == ["pass", "pass", "commonsense:is_valid_restaurants", "no_answer"]
+    assert columns["planshape/reason"][0] == "" and columns["planshape/reason"][3]

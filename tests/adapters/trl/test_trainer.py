@@ -122,7 +122,7 @@ def test_grpo_estimator_reproduces_stock_trl(shaper, tokenizer, sample_records, 
                                              scale_rewards):
     from planshape.adapters.trl.reward import PlanshapeReward
     from planshape.adapters.trl.trainer import PlanPOMixin
-    from planshape.shaping.bridge import Shaper
+    from planshape.shaping.facade import Shaper
     from trl import GRPOTrainer
 
     grpo = Shaper.from_mapping({"database": "sample", "estimator": "grpo"})
@@ -146,7 +146,7 @@ def test_grpo_estimator_reproduces_stock_trl(shaper, tokenizer, sample_records, 
 def test_start_up_errors_name_the_fix(shaper, tokenizer, sample_records, tmp_path):
     from planshape.adapters.trl.reward import PlanshapeReward
     from planshape.adapters.trl.trainer import PlanPOTrainer
-    from planshape.shaping.bridge import ConfigError, Shaper
+    from planshape.shaping.facade import ConfigError, Shaper
 
     with pytest.raises(ConfigError, match="exactly one PlanshapeReward"):
         make_trainer(PlanPOTrainer, shaper, tokenizer, sample_records, tmp_path,
@@ -154,6 +154,8 @@ def test_start_up_errors_name_the_fix(shaper, tokenizer, sample_records, tmp_pat
     with pytest.raises(ConfigError, match="sum_then_normalize"):
         make_trainer(PlanPOTrainer, shaper, tokenizer, sample_records, tmp_path,
                      multi_objective_aggregation="normalize_then_sum")
+    with pytest.raises(ConfigError, match="GRPOConfig.max_steps runs 3 optimizer steps"):
+        make_trainer(PlanPOTrainer, shaper, tokenizer, sample_records, tmp_path, max_steps=3)  # total_steps: 2
     grpo = Shaper.from_mapping({"database": "sample", "estimator": "grpo"})
     with pytest.raises(ConfigError, match="scale_rewards='batch'"):
         make_trainer(PlanPOTrainer, grpo, tokenizer, sample_records, tmp_path,

@@ -12,8 +12,8 @@ import numpy as np
 import torch
 from omegaconf import OmegaConf
 from planshape.adapters.verl import advantages as planpo
-from planshape.adapters.verl.settings import shaper_for
-from planshape.shaping.bridge import ConfigError
+from planshape.adapters.verl.config import shaper_for
+from planshape.shaping.facade import ConfigError
 from verl import DataProto
 from verl.trainer.ppo.ray_trainer import compute_advantage
 from verl.trainer.ppo.v1.utils import compute_advantage_for_multi_trajectories

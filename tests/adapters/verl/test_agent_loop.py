@@ -14,7 +14,7 @@ import re
 
 import numpy as np
 import torch
-from planshape.adapters.verl.settings import shaper_for
+from planshape.adapters.verl.config import shaper_for
 from verl import DataProto
 from verl.experimental.agent_loop.agent_loop import DictConfigWrap, ToolListWrap
 from verl.experimental.agent_loop.tool_agent_loop import ToolAgentLoop

@@ -79,6 +79,7 @@ def test_paper_hyperparameters_are_in_the_runs():
       "+reward.custom_reward_function.reward_kwargs.planshape.database=sample",
       "+reward.custom_reward_function.reward_kwargs.planshape.schedule=curriculum-8b",
       "+reward.custom_reward_function.reward_kwargs.planshape.total_steps=500"], "would get no step"),
+    (["trainer.total_training_steps=450"], "trainer.total_training_steps runs 450 optimizer steps"),
 ])
 def test_broken_configs_fail_with_what_to_fix(extra, message, worker_env, monkeypatch):
     monkeypatch.setenv("PLANSHAPE_CONFIG", str(EXAMPLES / "planshape-8b.yaml"))

@@ -15,7 +15,6 @@ import sys
 from collections import Counter
 
 import pandas as pd
-from planshape.adapters.verl.data import split_rows
 from planshape.adapters.verl.reward import compute_score
 
 from .conftest import EXAMPLES
@@ -78,16 +77,6 @@ def test_verl_dataset_reads_the_parquet(prepared, tokenizer, monkeypatch):
     item = dataset[0]
     assert item["raw_prompt"][1]["role"] == "user" and item["agent_name"] == "tool_agent"
     assert json.loads(item["reward_model"]["ground_truth"])["org"]
-
-
-def test_the_split_is_stratified_and_seeded():
-    records = [{"level": lvl, "n": i} for i, lvl in enumerate(["easy"] * 6 + ["medium"] * 3 + ["hard"] * 1)]
-    train, val = split_rows(records, 5, seed=1)
-    # quotas 3, 1.5, 0.5: floors 3, 1, 0, and the one left goes to a largest remainder (ties by name)
-    assert Counter(r["level"] for r in val) == Counter({"easy": 3, "medium": 1, "hard": 1})
-    assert (train, val) == split_rows(records, 5, seed=1) and len(train) == 5
-    with pytest.raises(ValueError, match="outside 0..10"):
-        split_rows(records, 11, seed=1)
 
 
 def test_unusable_rows_are_refused_with_their_number(shared_dir, tmp_path):

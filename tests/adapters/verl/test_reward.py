@@ -12,8 +12,8 @@ require_verl()
 import ast
 import json
 
+from planshape.adapters.verl.config import shaper_for
 from planshape.adapters.verl.reward import compute_score, final_turn
-from planshape.adapters.verl.settings import shaper_for
 from verl.trainer.ppo.reward import load_reward_manager
 
 from .helpers import answer, response_ids, reward_row, tool_call, verl_config

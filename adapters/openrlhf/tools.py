@@ -17,13 +17,13 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import torch
-from planshape.shaping.bridge import Shaper
+from planshape.shaping.facade import NO_ANSWER, SampleScore, Shaper, metric_name
 
 from .config import rollout_shaper, shaper_for
-from .reward import ROLLOUT_STEP, failed_logs
-from .version import check_openrlhf
+from .reward import ROLLOUT_STEP
+from .version import check_version
 
-check_openrlhf()
+check_version()
 
 from openrlhf.utils.agent import AgentInstanceBase, MultiTurnAgentExecutor  # noqa: E402 - after the version check
 
@@ -31,7 +31,7 @@ TOOL_CALL = re.compile(r"<tool_call>(.*?)</tool_call>", re.DOTALL)
 CHATML_TOOL_TURN = "\n<|im_start|>user\n{responses}<|im_end|>\n<|im_start|>assistant\n"
 """The feedback after an assistant turn that ended in its end-of-turn token (Qwen's ChatML tool turn)."""
 TOOL_RESPONSE = "<tool_response>\n{content}\n</tool_response>"
-TURNS, TOOL_CALLS = "planshape/num_turns", "planshape/num_tool_calls"
+TURNS, TOOL_CALLS = metric_name("num_turns"), metric_name("num_tool_calls")
 
 
 @dataclass(frozen=True)
@@ -78,8 +78,8 @@ class TravelPlannerAgent(AgentInstanceBase):
         self.turns = 0
         self.tool_calls = 0
 
-    def _logs(self, metrics: dict[str, float]) -> dict[str, float]:
-        logs = {name: float(metrics.get(name, 0.0)) for name in self.shaper.metric_names}
+    def _logs(self, scored: SampleScore) -> dict[str, float]:
+        logs = {name: float(value) for name, value in scored.metrics().items()}
         logs[TURNS], logs[TOOL_CALLS] = float(self.turns), float(self.tool_calls)
         return logs
 
@@ -95,15 +95,15 @@ class TravelPlannerAgent(AgentInstanceBase):
             feedback = self.settings.feedback_template.format(
                 responses="\n".join(TOOL_RESPONSE.format(content=r) for r in responses))
             # Should the budget end the episode after this turn, the logs say what it is: no answer.
+            cut = self.shaper.unscored(ROLLOUT_STEP, NO_ANSWER, "the episode ended before a final answer")
             return {"rewards": torch.tensor(0.0), "environment_feedback": feedback, "done": False,
-                    "extra_logs": self._logs(failed_logs(self.shaper))}
+                    "extra_logs": self._logs(cut)}
         try:
             scored = await asyncio.to_thread(self.shaper.score, text, label, ROLLOUT_STEP)
-            reward, success, metrics = float(scored.reward), float(scored.success), dict(scored.metrics())
-        except Exception:  # noqa: BLE001 - a bad label must not end the rollout actor
-            reward, success, metrics = 0.0, 0.0, failed_logs(self.shaper)
-        return {"rewards": torch.tensor(reward), "scores": torch.tensor(success), "environment_feedback": "",
-                "done": True, "extra_logs": self._logs(metrics)}
+        except Exception as exc:  # noqa: BLE001 - a bad label must not end the rollout actor
+            scored = self.shaper.unscored(ROLLOUT_STEP, reason=f"{type(exc).__name__}: {exc}"[:300])
+        return {"rewards": torch.tensor(float(scored.reward)), "scores": torch.tensor(float(scored.success)),
+                "environment_feedback": "", "done": True, "extra_logs": self._logs(scored)}
 
 
 def agent_executor(settings: AgentSettings) -> type[MultiTurnAgentExecutor]:

@@ -1,38 +1,34 @@
-"""The reward-hacking monitor: the official verdict beside the reward's own, in the same pass.
+"""The reward-hacking monitor's checking side: the official verdict beside the reward's own, in one pass.
 
 A policy rewarded in ``strict`` mode that keeps passing the *official* evaluator while failing strict is
-learning the evaluator's quirks; the share of such samples (``exploit``) rises before benchmark numbers
-start to lie. Per sample the monitor gives ``official_pass``, ``strict_pass`` (the guarded mode: the
-reward's mode, or ``strict`` when the reward itself is official), ``exploit`` and the strict rules that
-separated the two verdicts: the quirk flags of ``modes.Mode`` whose closing alone fails the plan, found
-by re-running only the failing checks with one flag reopened (exploits are rare, so this costs little).
+learning the evaluator's quirks. Per sample the monitor gives ``official_pass``, ``strict_pass`` (the
+guarded mode: the reward's mode, or ``strict`` when the reward itself is official), ``exploit`` and the
+strict rules that separated the two verdicts: the quirk flags of ``modes.Mode`` whose closing alone fails
+the plan, found by re-running only the failing checks with one flag reopened (exploits are rare, so this
+costs little).
 
 All passes share one ``PlanMemo`` over one ``SharedLookups``: the second pass parses no text again and asks
 the database nothing new, and it runs the checks the first pass failed first.
 Only the 13 official checks decide ``official_pass`` and ``strict_pass``: a plugin's own check failing is
-not an exploit of the official evaluator.
+not an exploit of the official evaluator. The metric names and batch rates live in ``planshape.shaping``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, fields, replace
 from typing import Any
 
-from planshape.validators.travelplanner.checks import COMMONSENSE, HARD, Check
-from planshape.validators.travelplanner.evaluate import PlanResult, Status, check_plan
-from planshape.validators.travelplanner.lookups import SharedLookups
-from planshape.validators.travelplanner.modes import OFFICIAL, QUIRKS, STRICT, Mode, get_mode
-from planshape.validators.travelplanner.plan_memo import PlanMemo
-from planshape.validators.travelplanner.query import Query
-from planshape.validators.travelplanner.sandbox import SandboxStore
+from .checks import COMMONSENSE, HARD, Check
+from .evaluate import PlanResult, Status, check_plan
+from .lookups import SharedLookups
+from .modes import OFFICIAL, QUIRKS, STRICT, Mode, get_mode
+from .plan_memo import PlanMemo
+from .query import Query
+from .sandbox import SandboxStore
 
 UNATTRIBUTED = "unattributed"  # strict fails, official passes, and no single quirk flag explains it
 OFFICIAL_KEYS = (tuple(c.key for c in COMMONSENSE), tuple(c.key for c in HARD))
-# Per-sample metric names (the facade logs them under ``planshape/``); their batch means are the rates.
-MONITOR_METRICS = ("official_pass", "strict_pass", "exploit", *(f"exploit/{q}" for q in QUIRKS),
-                   f"exploit/{UNATTRIBUTED}")
-PREFIX = "planshape/"
 
 
 @dataclass(frozen=True)
@@ -55,16 +51,6 @@ class Watch:
         if not self.exploit:
             return ""
         return self.rules[0] if self.rules else UNATTRIBUTED
-
-    def metrics(self) -> dict[str, float]:
-        """Every name of ``MONITOR_METRICS``, as 0/1 values (the batch mean of each is its rate)."""
-        out = {"official_pass": float(self.official_pass), "strict_pass": float(self.strict_pass),
-               "exploit": float(self.exploit)}
-        named = set(self.rules) if self.exploit else set()
-        for quirk in QUIRKS:
-            out[f"exploit/{quirk}"] = float(quirk in named)
-        out[f"exploit/{UNATTRIBUTED}"] = float(self.exploit and not self.rules)
-        return out
 
     def to_dict(self) -> dict[str, Any]:
         return {"official_pass": self.official_pass, "strict_pass": self.strict_pass, "exploit": self.exploit,
@@ -89,8 +75,6 @@ def _failed(result: PlanResult) -> list[str]:
     if result.hard is not None:
         failed += [k for k in hard_keys if k in result.hard and result.hard[k].status is Status.FAIL]
     return failed
-
-
 class Monitor:
     """Checks a plan in the reward's mode and in ``official`` mode, sharing lookups, and compares them."""
 
@@ -179,14 +163,3 @@ class _Recording(Mode):
         if name in QUIRKS:
             object.__getattribute__(self, "read").add(name)
         return object.__getattribute__(self, name)
-
-
-def batch_rates(watches: Iterable[Watch], prefix: str = PREFIX) -> dict[str, float]:
-    """The batch's rates under the fixed names (every name present; 0 for an empty batch)."""
-    totals = dict.fromkeys(MONITOR_METRICS, 0.0)
-    count = 0
-    for watch in watches:
-        count += 1
-        for name, value in watch.metrics().items():
-            totals[name] += value
-    return {prefix + name: (value / count if count else 0.0) for name, value in totals.items()}

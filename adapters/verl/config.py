@@ -16,58 +16,39 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from planshape.shaping.bridge import ConfigError, Shaper, ShapingConfig
+from planshape.shaping.facade import ConfigError, Shaper, as_mapping
 
 BLOCK = "planpo"  # the key under ``algorithm``
 FILE_KEY = "config"
 
 
-def _plain(value: Any) -> Any:
-    """An OmegaConf node (or anything else) as plain Python data."""
-    try:
-        from omegaconf import DictConfig, ListConfig, OmegaConf
-    except ImportError:  # pragma: no cover - omegaconf ships with verl
-        return value
-    if isinstance(value, DictConfig | ListConfig):
-        return OmegaConf.to_container(value, resolve=True)
-    return value
-
-
 def block_mapping(block: Any) -> dict[str, Any]:
     """The planshape block as a plain mapping: ``config: FILE`` is read and the other keys override it."""
-    block = _plain(block)
-    if isinstance(block, str | Path):
-        block = {FILE_KEY: str(block)}
+    block = {FILE_KEY: str(block)} if isinstance(block, str | Path) else as_mapping(block)  # OmegaConf -> dict
     if not isinstance(block, Mapping):
         raise ConfigError(f"the planshape block must be a mapping or a config file path, got {type(block).__name__}")
     merged = dict(block)
     path = merged.pop(FILE_KEY, None)
     if path is None:
         return merged
-    from omegaconf import OmegaConf
-
     file = Path(str(path)).expanduser()
     if not file.is_file():
         raise ConfigError(f"{BLOCK}.{FILE_KEY}: no planshape config file at {file}")
-    base = OmegaConf.to_container(OmegaConf.load(file), resolve=True)
+    base = as_mapping(file)
     if not isinstance(base, Mapping):
         raise ConfigError(f"{BLOCK}.{FILE_KEY}: {file} does not hold a mapping")
     return {**base, **merged}
 
 
-def shaping_config(block: Any) -> ShapingConfig:
-    """The validated ``ShapingConfig`` of a block; every mistake raises ``ConfigError`` naming the field."""
-    return ShapingConfig.from_mapping(block_mapping(block))
-
-
 @lru_cache(maxsize=8)
-def _shaper(canonical: str) -> Shaper:
-    return Shaper(ShapingConfig.from_mapping(json.loads(canonical)))
+def _shaper(canonical: str, run_steps: int | None) -> Shaper:
+    return Shaper.from_mapping(json.loads(canonical), run_steps, "trainer.total_training_steps")
 
 
-def shaper_for(block: Any) -> Shaper:
-    """The ``Shaper`` of a block, built once per process (its sandbox opens once, on first use)."""
-    return _shaper(json.dumps(block_mapping(block), sort_keys=True, default=str))
+def shaper_for(block: Any, run_steps: int | None = None) -> Shaper:
+    """The ``Shaper`` of a block, built once per process (its sandbox opens once, on first use); ``run_steps``:
+    VERL's ``trainer.total_training_steps`` where it is set, which ``total_steps`` must then equal."""
+    return _shaper(json.dumps(block_mapping(block), sort_keys=True, default=str), run_steps)
 
 
 def algorithm_block(algorithm: Any) -> Any:

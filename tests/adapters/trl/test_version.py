@@ -9,27 +9,27 @@ import pytest
 
 
 def test_installed_trl_is_supported():
-    from planshape.adapters.trl.check import check_trl
+    from planshape.adapters.trl.version import check_version
 
-    assert check_trl().startswith("1.16.")
+    assert check_version().startswith("1.16.")
 
 
 def test_other_version_fails_with_what_to_install(monkeypatch):
     import trl
-    from planshape.adapters.trl.check import UnsupportedTRL, check_trl
+    from planshape.adapters.trl.version import UnsupportedTRL, check_version
 
     monkeypatch.setattr(trl, "__version__", "1.17.0")
     with pytest.raises(UnsupportedTRL, match=r"supports TRL 1\.16\.x, found 1\.17\.0; pip install 'trl==1\.16\.0'"):
-        check_trl()
+        check_version()
 
 
 def test_changed_private_signature_fails(monkeypatch):
-    from planshape.adapters.trl.check import UnsupportedTRL, check_trl
+    from planshape.adapters.trl.version import UnsupportedTRL, check_version
     from trl import GRPOTrainer
 
     monkeypatch.setattr(GRPOTrainer, "_calculate_rewards", lambda self, inputs, prompts, completions: None)
     with pytest.raises(UnsupportedTRL, match="GRPOTrainer._calculate_rewards has parameters"):
-        check_trl()
+        check_version()
 
 
 def test_cli_and_package_import_without_trl():

@@ -14,6 +14,7 @@ first batch is step 0 (VERL ``global_steps - 1``, TRL ``trainer_state.global_ste
 
 from __future__ import annotations
 
+import argparse
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -22,32 +23,35 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from planshape.validators.travelplanner import prompt, sample
+from planshape.validators.travelplanner import prompt
+from planshape.validators.travelplanner import sample as sample_world
+from planshape.validators.travelplanner.explain import Explanation, explain
 from planshape.validators.travelplanner.query import Query, read_query_rows
 from planshape.validators.travelplanner.store import open_store
 from planshape.validators.travelplanner.tools import TOOL_SCHEMAS, ToolBox
 
 from . import plugins
 from .budget import Failed, run_with_budget, score_all
-from .components import COMPONENTS, PASSED, failure_categories
-from .config import SAMPLE, ConfigError, ShapingConfig, takes_alpha
+from .components import COMPONENTS, ERROR, NO_ANSWER, PASSED, failure_categories
+from .config import SAMPLE_WORLD, ConfigError, ShapingConfig, as_mapping, takes_alpha
 from .hookspecs import hookimpl
-from .monitor import MONITOR_METRICS, NOT_CHECKED, Watch
+from .observe.metric_names import ADVANTAGE_STATS, PREFIX, metric_name
+from .observe.monitor import MONITOR_METRICS, NOT_CHECKED, Watch, watch_metrics
+from .observe.sample_log import SampleLog
+from .observe.verdict_log import CHECK_KEYS, NOT_RUN, verdict_code
 from .reward import RewardResult, Scorer
-from .sample_log import SampleLog
-from .verdict_log import CHECK_KEYS, NOT_RUN, verdict_code
+from .splits import PLANNER_R1_VAL_SIZE, split_queries
 
 if TYPE_CHECKING:
     import torch
 
-    from .advantages import Advantages
+    from .advantages import Advantages, Rollouts
     from .scoring_pool import ScoringPool
 
-PREFIX = "planshape/"
-ADVANTAGE_STATS = ("alpha", "adv_e_mean", "adv_e_std", "adv_s_mean", "adv_s_std", "turns_mean", "turns_max",
-                   "turn_tokens_mean", "success_rate", "groups_multi_success")
 
-__all__ = ["ConfigError", "PREFIX", "SampleScore", "Shaper", "ShapingConfig", "TokenAdvantages", "hookimpl"]
+__all__ = ["ConfigError", "NO_ANSWER", "PASSED", "PREFIX", "SampleScore", "Shaper", "ShapingConfig", "TokenAdvantages",
+           "add_split_arguments", "as_mapping", "hookimpl", "metric_name"]
+
 
 
 @dataclass(frozen=True)
@@ -84,7 +88,7 @@ class SampleScore:
         counted = self.failure or PASSED
         out.update({f"{PREFIX}failure/{c}": float(c == counted) for c in self.categories})
         if self.watch is not None:
-            out.update({f"{PREFIX}{k}": v for k, v in self.watch.metrics().items()})
+            out.update({f"{PREFIX}{k}": v for k, v in watch_metrics(self.watch).items()})
         return out
 
 
@@ -121,15 +125,16 @@ class Shaper:
         self._pool: ScoringPool | None = None
 
     @classmethod
-    def from_mapping(cls, source: Any) -> Shaper:
-        """From a dict, OmegaConf node, JSON/YAML text or file; raises ``ConfigError`` naming every bad field."""
-        return cls(ShapingConfig.from_mapping(source))
+    def from_mapping(cls, source: Any, run_steps: int | None = None, run_source: str = "the trainer") -> Shaper:
+        """From a dict, OmegaConf node, JSON/YAML text or file; raises ``ConfigError`` naming every bad field.
+        ``run_steps``: the optimizer steps the trainer will run, when it knows (``ShapingConfig.from_mapping``)."""
+        return cls(ShapingConfig.from_mapping(source, run_steps, run_source))
 
     # --- the sandbox, opened once per process on first use -------------------------------------------------
 
     @property
     def database_path(self) -> Path:
-        return sample.sample_database() if self.config.database == SAMPLE else Path(self.config.database)
+        return sample_world.sample_database() if self.config.database == SAMPLE_WORLD else Path(self.config.database)
 
     @cached_property
     def scorer(self) -> Scorer:
@@ -182,18 +187,42 @@ class Shaper:
         """A score, or the zero score of a sample that timed out or whose scoring process died."""
         if not isinstance(outcome, Failed):
             return outcome
-        query = query if isinstance(query, Query) else Query.from_record(query)
-        return SampleScore(0.0, False, outcome.kind, outcome.reason, self.schedule.stage(step).name, step,
+        return self.unscored(step, outcome.kind, outcome.reason, query)
+
+    def unscored(self, step: int, failure: str = ERROR, reason: str = "",
+                 query: Query | Mapping[str, Any] | None = None) -> SampleScore:
+        """The zero score of a sample that could not be scored (``error``, ``timeout``, ``crash``, or
+        ``no_answer`` for an episode cut short): reward 0, counted under exactly one failure category."""
+        if failure not in self.categories:
+            raise ValueError(f"unknown failure category {failure!r}; known: {list(self.categories)}")
+        level, days = "", 0
+        if query is not None:
+            try:
+                parsed = query if isinstance(query, Query) else Query.from_record(_query(query))
+                level, days = parsed.level or "", parsed.days
+            except (ValueError, TypeError):  # the query itself may be what could not be read
+                pass
+        step = _step(step)
+        return SampleScore(0.0, False, failure, reason, self.schedule.stage(step).name, step,
                            dict.fromkeys(COMPONENTS, 0.0), self.categories,
-                           watch=NOT_CHECKED if self.config.monitor else None, level=query.level or "",
-                           days=query.days)
+                           watch=NOT_CHECKED if self.config.monitor else None, level=level, days=days)
 
     def _wrap(self, scored: RewardResult) -> SampleScore:
-        success = (scored.components.get("pass", 0.0) == 1.0 if self.config.success.by == "pass"
-                   else scored.reward >= self.config.success.threshold)
+        success = self.success_of(np.asarray([scored.reward]), scored.step,
+                                  np.asarray([scored.components.get("pass", 0.0) == 1.0]))[0]
         watch = (scored.watch or NOT_CHECKED) if self.config.monitor else None
         return SampleScore(scored.reward, bool(success), scored.failure, scored.reason, scored.stage, scored.step,
                            scored.components, self.categories, verdict_code(scored.result), watch)
+
+    def metric_columns(self, scores: Sequence[SampleScore]) -> dict[str, list[float]]:
+        """Every name of ``metric_names`` with one value per sample, in order (what a trainer stacks or averages
+        over a batch)."""
+        rows = [s.metrics() for s in scores]
+        return {name: [row[name] for row in rows] for name in self.metric_names}
+
+    def metric_means(self, scores: Sequence[SampleScore]) -> dict[str, float]:
+        """The batch mean of every name of ``metric_names`` (0 for an empty batch)."""
+        return {name: (sum(col) / len(col) if col else 0.0) for name, col in self.metric_columns(scores).items()}
 
     # --- the process pool and the verdict log (built on first use, once per process) ----------------------
 
@@ -234,16 +263,38 @@ class Shaper:
         return float(sum(self.schedule.weights(_step(step)).values()))
 
     def success_from_rewards(self, rewards: Sequence[float] | np.ndarray, step: int) -> np.ndarray:
-        """Success flags from scalar rewards alone (what an estimator sees in VERL).
+        """Success flags from scalar rewards alone (what an estimator sees in VERL and TRL): ``success_of``."""
+        return self.success_of(np.asarray(rewards, dtype=np.float64).reshape(-1), _step(step))
 
-        ``pass``: the reward reaches the stage's maximum, which implies the final pass for every schedule
-        the config accepted (``config.success_readable_from_reward``); ``threshold``: reward >= threshold.
+    def success_of(self, rewards: np.ndarray, step: int, passed: np.ndarray | None = None) -> np.ndarray:
+        """THE success rule, used by every path (facade, ``planshape score``, every adapter).
+
+        ``threshold``: reward >= threshold. ``pass``: the final pass, read from ``passed`` when the caller has the
+        components, else from the reward reaching the stage's maximum, which implies the final pass for every
+        schedule the config accepted (``config.success_readable_from_reward``).
         """
-        r = np.asarray(rewards, dtype=np.float64).reshape(-1)
         if self.config.success.by == "threshold":
-            return r >= self.config.success.threshold
+            return rewards >= self.config.success.threshold
+        if passed is not None:
+            return np.asarray(passed, dtype=bool)
         top = self.max_reward(step)
-        return r >= top - 1e-6 * max(1.0, top)
+        return rewards >= top - 1e-6 * max(1.0, top)
+
+    @property
+    def staged(self) -> bool:
+        """Whether the reward's weights change with the step: a trainer must then pass the real step."""
+        return self.config.staged
+
+    @staticmethod
+    def steps_completed(step_being_run: Any) -> int | None:
+        """planshape's step from a trainer counter that starts at 1 for the first step (VERL's ``global_steps``):
+        one less, never below 0; None when there is no usable counter."""
+        if step_being_run is None or isinstance(step_being_run, bool):
+            return None
+        try:
+            return max(int(step_being_run) - 1, 0)
+        except (TypeError, ValueError):
+            return None
 
     # --- advantages ----------------------------------------------------------------------------------------
 
@@ -251,22 +302,31 @@ class Shaper:
         """PlanPO's α(k) at ``step`` (0 for an estimator without α)."""
         return self.alpha_decay(_step(step)) if takes_alpha(self.estimator) else 0.0
 
+    def estimator_options(self, step: int) -> dict[str, Any]:
+        """The estimator's keyword arguments at ``step``: the config's options, and α(step) when it takes α."""
+        options = dict(self.config.estimator_options)
+        if takes_alpha(self.estimator):
+            options["alpha"] = self.alpha(step)
+        return options
+
+    def estimate(self, rollouts: Rollouts, step: int) -> Advantages:
+        """The configured estimator on per-turn rollouts at ``step`` (``planshape score``'s path)."""
+        return self.estimator(rollouts, **self.estimator_options(_step(step)))
+
     def advantages(self, scores: Any, mask: torch.Tensor, index: Sequence[Any] | np.ndarray, step: int,
                    success: Sequence[bool] | np.ndarray | None = None) -> TokenAdvantages:
         """Per-token advantages of a batch: ``scores`` (B,), ``mask`` (B, L) assistant tokens, ``index`` (B,)
         group ids (any hashable; groups need not be contiguous), ``success`` (B,) or read from the scores."""
-        from .estimator_inputs import success_flags
-        from .token_level import token_advantages, turn_spans  # torch only when advantages are asked for
+        from .advantages.inputs import success_flags
+        from .advantages.tokens import token_advantages, turn_spans  # torch only when advantages are asked for
 
         step = _step(step)
         reward = np.asarray(scores.detach().double().cpu() if hasattr(scores, "detach") else scores,
                             dtype=np.float64).reshape(-1)
         flags = self.success_from_rewards(reward, step) if success is None else success_flags(success, len(reward))
-        options = dict(self.config.estimator_options)
-        if takes_alpha(self.estimator):
-            options["alpha"] = self.alpha(step)
         spans = turn_spans(mask)
-        tokens, result = token_advantages(reward, mask, index, self.estimator, success=flags, spans=spans, **options)
+        tokens, result = token_advantages(reward, mask, index, self.estimator, success=flags, spans=spans,
+                                          **self.estimator_options(step))
         turns, lengths = spans.numpy()
         log = self._verdict_log()
         if log is not None:
@@ -275,9 +335,21 @@ class Shaper:
         return TokenAdvantages(tokens, self._stats(result, turns, lengths, flags, index), result.trajectory,
                                result.per_turn, result.turn, turns, lengths, flags)
 
+    @staticmethod
+    def final_turns(mask: torch.Tensor) -> list[tuple[int, int] | None]:
+        """The ``[start, end)`` columns of each row's final assistant turn in a (B, L) assistant mask (the last
+        run of 1s; None for a row with no turn): where a trainer decodes the answer from."""
+        from .advantages.turns import turn_spans
+
+        spans = turn_spans(mask)
+        turns = spans.turns.tolist()
+        last = np.cumsum(turns) - 1
+        starts, ends = spans.starts.tolist(), spans.ends.tolist()
+        return [(starts[k], ends[k]) if t else None for t, k in zip(turns, last.tolist(), strict=True)]
+
     def _stats(self, result: Advantages, turns: np.ndarray, lengths: np.ndarray, success: np.ndarray,
                index: Sequence[Any] | np.ndarray) -> dict[str, float]:
-        from .advantages import group_codes
+        from .advantages.inputs import group_codes
 
         groups = group_codes(index)
         per_group = np.bincount(groups, weights=success.astype(np.float64))
@@ -308,9 +380,26 @@ class Shaper:
     def read_queries(path: str | Path) -> list[dict[str, Any]]:
         """TravelPlanner records (HF CSV/JSONL/JSON); a row that is not a valid query fails with its number.
         ``"sample"``: the bundled sample world's queries (planned against ``database: sample``)."""
-        return [record for record, _ in read_query_rows(sample.sample_queries() if str(path) == SAMPLE else path)]
+        source = sample_world.sample_queries() if str(path) == SAMPLE_WORLD else path
+        return [record for record, _ in read_query_rows(source)]
+
+    @staticmethod
+    def query_json(record: Mapping[str, Any]) -> str:
+        """A query as the reward reads it back from a dataset row (every trainer's label column): the record's
+        query fields as JSON text; the plan and reference information stay out (large, and never read)."""
+        return json.dumps({k: record[k] for k in Query.model_fields if k in record}, default=str)
+
+    @staticmethod
+    def split_queries(records: Sequence[Mapping[str, Any]], val_size: int = PLANNER_R1_VAL_SIZE,
+                      seed: int = 0) -> tuple[list, list]:
+        """(train, validation) records: Planner-R1's seeded re-split, stratified by level (``splits.py``)."""
+        return split_queries(records, val_size, seed)
 
     # --- what will run -------------------------------------------------------------------------------------
+
+    def explain(self, text: Any, query: Query | Mapping[str, Any] | str) -> Explanation:
+        """Every check's verdict on one output, with each claim and the sandbox rows it was compared with."""
+        return explain(text, _query(query), self.scorer.store, self.config.mode)
 
     def describe(self) -> dict[str, Any]:
         """Everything a user should see before launching a run."""
@@ -329,7 +418,19 @@ class Shaper:
             "prompt_version": self.prompt_version,
             "monitor": self.config.monitor, "log_dir": self.config.log_dir,
             "sample_budget_s": self.config.sample_budget_s, "workers": self.config.workers,
+            "plugins": plugins.versions(),
         }
+
+
+def add_split_arguments(parser: argparse.ArgumentParser, out_flag: str | None = None) -> None:
+    """The flags of Planner-R1's 180/45 re-split (``Shaper.split_queries``), the same in every adapter's data step.
+    ``out_flag``: where the validation rows go, for a data step that splits only when asked."""
+    if out_flag is not None:
+        parser.add_argument(out_flag, help="also split off validation rows (Planner-R1's re-split, stratified by "
+                            "level) and write them here")
+    parser.add_argument("--val-size", type=int, default=PLANNER_R1_VAL_SIZE,
+                        help=f"validation rows, stratified by level (default {PLANNER_R1_VAL_SIZE})")
+    parser.add_argument("--seed", type=int, default=0, help="the split's seed")
 
 
 def _step(step: Any) -> int:

@@ -18,11 +18,11 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from .components import PASSED
+from ..components import PASSED
 from .verdict_log import VerdictLog, advantage_records, score_record
 
 if TYPE_CHECKING:
-    from .bridge import SampleScore
+    from ..facade import SampleScore
 
 
 class SampleLog:

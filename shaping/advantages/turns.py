@@ -18,7 +18,7 @@ import numpy as np
 try:
     import torch
 except ImportError as exc:  # torch is an extra: the trainer brings its own build
-    raise ImportError("planshape.shaping.turns needs torch; install the build your trainer uses "
+    raise ImportError("planshape.shaping.advantages.turns needs torch; install the build your trainer uses "
                       "(e.g. pip install torch), or planshape[torch]") from exc
 
 try:

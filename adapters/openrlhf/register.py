@@ -1,4 +1,4 @@
-"""The Ray ``worker_process_setup_hook``: ``planshape.adapters.openrlhf.setup_hook.install``.
+"""The Ray ``worker_process_setup_hook``: ``planshape.adapters.openrlhf.register.install``.
 
 Ray runs it in every worker of the job, the vLLM engines included, before any task or actor. Importing
 OpenRLHF's trainer there would pull deepspeed and torch into workers that must set up CUDA first, so it only

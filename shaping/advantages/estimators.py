@@ -14,8 +14,8 @@ from typing import Any
 
 import numpy as np
 
-from . import estimator_inputs as inputs
-from .estimator_inputs import group_codes
+from . import inputs
+from .inputs import group_codes
 
 __all__ = ["Advantages", "Rollouts", "grpo", "group_codes", "planpo", "segment_normalise"]
 
@@ -58,12 +58,6 @@ class Rollouts:
     def owner(self) -> np.ndarray:
         """The trajectory of each turn."""
         return np.repeat(np.arange(len(self.turns)), self.turns)
-
-    @cached_property
-    def turn_index(self) -> np.ndarray:
-        """0-based turn index t of each turn within its trajectory."""
-        starts = np.cumsum(self.turns) - self.turns
-        return np.arange(len(self.lengths)) - np.repeat(starts, self.turns)
 
     @property
     def n_groups(self) -> int:

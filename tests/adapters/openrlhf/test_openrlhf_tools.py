@@ -12,9 +12,9 @@ from openrlhf.trainer.ppo_utils.samples_generator import SamplesGenerator
 from openrlhf.trainer.ray.vllm_engine import _load_agent_executor
 from openrlhf_harness import ScriptedEngine, sampling_params
 from planshape.adapters.openrlhf import CONFIG_ENV
-from planshape.adapters.openrlhf.advantages import turn_spans
-from planshape.adapters.openrlhf.agent import TOOL_CALLS, TURNS, parse_tool_calls
-from planshape.shaping.bridge import Shaper
+from planshape.adapters.openrlhf.tools import TOOL_CALLS, TURNS, parse_tool_calls
+from planshape.shaping.advantages.turns import turn_spans
+from planshape.shaping.facade import Shaper
 
 PROMPT = "<|im_start|>user\nPlan my trip.<|im_end|>\n<|im_start|>assistant\n"
 
@@ -57,7 +57,7 @@ def test_a_scripted_episode_gets_tool_feedback_and_the_staged_reward(executor, t
     assert tokenizer.decode(out["observation_tokens"][first_end:]).startswith("\n<|im_start|>user\n<tool_response>")
     # OpenRLHF's experience: one run of action tokens per assistant turn, tool tokens masked out.
     exp = SamplesGenerator._process_response_into_experience(None, out, max_len=200_000)
-    assert len(turn_spans(exp.action_mask[0])) == 3
+    assert turn_spans(exp.action_mask[:1]).turns.tolist() == [3]
     assert float(exp.info[TURNS][0]) == 3.0 and float(exp.info["planshape/pass"][0]) == 1.0
 
 

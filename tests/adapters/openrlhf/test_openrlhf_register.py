@@ -44,7 +44,7 @@ def run_worker(config: str, import_first: bool = False, trainer: bool = True) ->
     from ray._private.runtime_env.setup_hook import upload_worker_process_setup_hook_if_needed
 
     env = upload_worker_process_setup_hook_if_needed(runtime_env(config), worker=None)
-    assert env["env_vars"][RAY_SETUP_HOOK_ENV] == "planshape.adapters.openrlhf.setup_hook.install"
+    assert env["env_vars"][RAY_SETUP_HOOK_ENV] == "planshape.adapters.openrlhf.register.install"
     script = WORKER.format(stubs=str(STUBS), import_first=import_first, trainer=trainer)
     proc = subprocess.run([sys.executable, "-c", script], env={**os.environ, **env["env_vars"]},
                           capture_output=True, text=True, timeout=300)

@@ -11,8 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from .advantages import Advantages, Estimator, Rollouts, group_codes
-from .estimator_inputs import finite
+from .estimators import Advantages, Estimator, Rollouts, group_codes
 from .turns import TurnSpans, broadcast, torch, turn_spans  # turns says how to install torch when it is missing
 
 
@@ -22,22 +21,18 @@ def token_advantages(
     index: Sequence[Any] | np.ndarray,
     estimator: Estimator,
     success: np.ndarray | None = None,
-    success_threshold: float | None = None,
     spans: TurnSpans | None = None,
     **options: Any,
 ) -> tuple[torch.Tensor, Advantages]:
     """Per-token advantages (0 outside assistant turns) and the per-turn result behind them.
 
-    ``success`` flags each trajectory; without it, ``success_threshold`` turns scores into flags
-    (score >= threshold). GRPO needs neither. ``spans``: the mask's turns, when the caller has them already.
+    ``success`` flags each trajectory (decided by ``Shaper.success_of``; none: all False, as GRPO needs no
+    flags). ``spans``: the mask's turns, when the caller has them already.
     ``options`` go to the estimator (its own signature rejects an unknown one).
     """
     reward = torch.as_tensor(scores).detach().double().cpu().numpy().reshape(-1)
     if success is None:
-        if success_threshold is None:
-            success = np.zeros(len(reward), dtype=bool)
-        else:
-            success = reward >= finite("success_threshold", success_threshold)
+        success = np.zeros(len(reward), dtype=bool)
     spans = spans if spans is not None else turn_spans(mask)
     turns, lengths = spans.numpy()
     rollouts = Rollouts(group_codes(index), reward, success, turns, lengths)  # Rollouts checks every field

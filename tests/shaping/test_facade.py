@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 import torch
 from planshape.shaping.advantages import Rollouts, planpo
-from planshape.shaping.bridge import PREFIX, Shaper
+from planshape.shaping.facade import PREFIX, Shaper
 from planshape.shaping.reward import Scorer
 from planshape.shaping.schedules import PRESETS, LinearDecay
 from planshape.validators.travelplanner.modes import STRICT, Mode
@@ -34,7 +34,7 @@ def test_example_adapter_imports_only_the_facade():
     tree = ast.parse(Path(example_adapter.__file__).read_text())
     modules = {n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
     modules |= {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
-    assert {m for m in modules if m.startswith("planshape")} == {"planshape.shaping.bridge"}
+    assert {m for m in modules if m.startswith("planshape")} == {"planshape.shaping.facade"}
 
 
 def test_example_adapter_loop_gives_the_cores_numbers():

@@ -1,0 +1,29 @@
+"""Issue 16's rules fail a mutated gold plan only when the mutation states something false, and every
+false mutation that the official evaluator passes fails strict (no claim goes unchecked)."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from planshape.validators.travelplanner.evaluate import check_plan
+from planshape.validators.travelplanner.modes import STRICT
+
+from .mutations import mutations
+
+NEW_RULES = ("unchecked_stated_values", "several_places_per_field", "unread_plan_parts", "two_places_at_once",
+             "day_trip_any_distance", "teleport_between_days")
+WITHOUT_NEW_RULES = dataclasses.replace(STRICT, name="strict-before-16", **dict.fromkeys(NEW_RULES, True))
+
+
+def test_a_new_rule_fails_only_false_statements_and_every_false_one(train, memory_database):
+    db = memory_database
+    wrongly_failed, unchecked = [], []
+    for k, (query, plan) in enumerate(train):
+        for name, states_false, mutated in mutations(plan, query.days, db):
+            strict = check_plan(mutated, query, db, "strict").final_pass
+            if states_false is False and not strict and check_plan(mutated, query, db, WITHOUT_NEW_RULES).final_pass:
+                wrongly_failed.append(f"{k}/{name}")
+            if states_false is True and strict:
+                unchecked.append(f"{k}/{name}")
+    assert not wrongly_failed, f"a new rule fails a true restatement: {wrongly_failed[:5]}"
+    assert not unchecked, f"strict passes a plan that states something false: {unchecked[:5]}"
