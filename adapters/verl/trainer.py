@@ -30,7 +30,7 @@ check_version()  # a clear message outside VERL 0.9.x, before VERL's own imports
 
 import numpy as np  # noqa: E402
 import transfer_queue as tq  # noqa: E402
-from omegaconf import open_dict  # noqa: E402
+from omegaconf import open_dict, read_write  # noqa: E402
 from planshape.shaping.facade import ConfigError, Shaper  # noqa: E402
 from verl.trainer.ppo.v1.trainer_sync import PPOTrainerSync  # noqa: E402
 
@@ -77,7 +77,7 @@ class PlanshapeTrainer(PPOTrainerSync):
     """``PPOTrainerSync`` plus planshape's metrics in the step's log (see the module docstring)."""
 
     def __init__(self, config: Any):
-        with open_dict(config):
+        with read_write(config), open_dict(config):
             config.trainer.v1.trainer_mode = SYNC  # the registry already chose this class by its name
         self.shaper = run_shaper(config)
         self._warned_missing = False
