@@ -20,6 +20,7 @@ from planshape.validators.travelplanner.tools import DEFAULT_MAX_CHARS
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from . import plugins
+from .observe.metric_names import GROUPS
 from .schedules import WEIGHTED, LinearDecay, Schedule, ScheduleError, schedule_from_config
 
 SAMPLE_WORLD = "sample"  # the ``database`` value that selects the bundled sample world
@@ -89,6 +90,7 @@ class ShapingConfig(_Section):
     tools: Tools = Tools()
     # Observability and stall-proof scoring (docs/observe.md)
     monitor: bool = True
+    metrics: tuple[str, ...] = GROUPS  # the metric groups logged (observe.metric_names.GROUPS)
     log_dir: str | None = None
     sample_budget_s: float | None = Field(default=10.0, gt=0, allow_inf_nan=False)
     workers: int = Field(default=0, ge=0)
@@ -99,6 +101,14 @@ class ShapingConfig(_Section):
         if value is not None and Path(value).expanduser().exists() and not Path(value).expanduser().is_dir():
             raise ValueError(f"{value!r} exists and is not a directory; give a directory for the verdict log")
         return None if value is None else str(Path(value).expanduser())
+
+    @field_validator("metrics")
+    @classmethod
+    def _metrics(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        unknown = [g for g in value if g not in GROUPS]
+        if unknown:
+            raise ValueError(f"unknown metric group(s) {unknown}; known: {list(GROUPS)}")
+        return tuple(g for g in GROUPS if g in value)  # one order, whatever order the config lists them in
 
     @field_validator("database")
     @classmethod

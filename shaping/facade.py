@@ -35,7 +35,7 @@ from .budget import Failed, run_with_budget, score_all
 from .components import COMPONENTS, ERROR, NO_ANSWER, PASSED, failure_categories
 from .config import SAMPLE_WORLD, ConfigError, ShapingConfig, as_mapping, takes_alpha
 from .hookspecs import hookimpl
-from .observe.metric_names import ADVANTAGE_STATS, PREFIX, metric_name
+from .observe.metric_names import ADVANTAGE_STATS, CORE, FAILURE, GROUPS, PREFIX, metric_name
 from .observe.monitor import MONITOR_METRICS, NOT_CHECKED, Watch, watch_metrics
 from .observe.sample_log import SampleLog
 from .observe.verdict_log import CHECK_KEYS, NOT_RUN, verdict_code
@@ -70,6 +70,7 @@ class SampleScore:
     watch: Watch | None = field(repr=False, default=None)  # the reward-hacking monitor's view (config.monitor)
     level: str = field(repr=False, default="")  # the query's level and trip length (for the report's breakdown)
     days: int = field(repr=False, default=0)
+    groups: tuple[str, ...] = field(repr=False, default=GROUPS)  # the metric groups logged (config.metrics)
 
     @property
     def official_pass(self) -> bool | None:
@@ -83,12 +84,16 @@ class SampleScore:
 
     def metrics(self) -> dict[str, float]:
         """Every metric name of ``Shaper.metric_names``, always all of them (trainers stack them per key)."""
-        out = {f"{PREFIX}reward": self.reward, f"{PREFIX}success": float(self.success)}
-        out.update({f"{PREFIX}{k}": float(self.components.get(k, 0.0)) for k in COMPONENTS})
-        counted = self.failure or PASSED
-        out.update({f"{PREFIX}failure/{c}": float(c == counted) for c in self.categories})
-        if self.watch is not None:
-            out.update({f"{PREFIX}{k}": v for k, v in watch_metrics(self.watch).items()})
+        out: dict[str, float] = {}
+        if "core" in self.groups:
+            out.update({metric_name("reward"): self.reward, metric_name("success"): float(self.success)})
+        if "components" in self.groups:
+            out.update({metric_name(k): float(self.components.get(k, 0.0)) for k in COMPONENTS})
+        if "failures" in self.groups:
+            counted = self.failure or PASSED
+            out.update({metric_name(FAILURE + c): float(c == counted) for c in self.categories})
+        if "monitor" in self.groups and self.watch is not None:
+            out.update({metric_name(k): v for k, v in watch_metrics(self.watch).items()})
         return out
 
 
@@ -116,11 +121,17 @@ class Shaper:
         self.estimator = plugins.estimators()[config.estimator]
         commonsense, hard = plugins.checks()
         self.categories = failure_categories([c.key for c in commonsense], [c.key for c in hard])
-        self.metric_names: tuple[str, ...] = (
-            f"{PREFIX}reward", f"{PREFIX}success", *(f"{PREFIX}{k}" for k in COMPONENTS),
-            *(f"{PREFIX}failure/{c}" for c in self.categories),
-            *((f"{PREFIX}{k}" for k in MONITOR_METRICS) if config.monitor else ()))
-        self.advantage_metric_names: tuple[str, ...] = tuple(f"{PREFIX}{k}" for k in ADVANTAGE_STATS)
+        # THE metric names: every name a group can log (the monitor's only with the monitor on), in log order.
+        self.metric_groups: dict[str, tuple[str, ...]] = {
+            "core": tuple(metric_name(k) for k in CORE),
+            "components": tuple(metric_name(k) for k in COMPONENTS),
+            "failures": tuple(metric_name(FAILURE + c) for c in self.categories),
+            "monitor": tuple(metric_name(k) for k in MONITOR_METRICS) if config.monitor else (),
+            "advantages": tuple(metric_name(k) for k in ADVANTAGE_STATS),
+        }
+        on = {g: self.metric_groups[g] if g in config.metrics else () for g in GROUPS}
+        self.metric_names: tuple[str, ...] = (*on["core"], *on["components"], *on["failures"], *on["monitor"])
+        self.advantage_metric_names: tuple[str, ...] = on["advantages"]
         self._log: SampleLog | None = None
         self._pool: ScoringPool | None = None
 
@@ -205,14 +216,16 @@ class Shaper:
         step = _step(step)
         return SampleScore(0.0, False, failure, reason, self.schedule.stage(step).name, step,
                            dict.fromkeys(COMPONENTS, 0.0), self.categories,
-                           watch=NOT_CHECKED if self.config.monitor else None, level=level, days=days)
+                           watch=NOT_CHECKED if self.config.monitor else None, level=level, days=days,
+                           groups=self.config.metrics)
 
     def _wrap(self, scored: RewardResult) -> SampleScore:
         success = self.success_of(np.asarray([scored.reward]), scored.step,
                                   np.asarray([scored.components.get("pass", 0.0) == 1.0]))[0]
         watch = (scored.watch or NOT_CHECKED) if self.config.monitor else None
         return SampleScore(scored.reward, bool(success), scored.failure, scored.reason, scored.stage, scored.step,
-                           scored.components, self.categories, verdict_code(scored.result), watch)
+                           scored.components, self.categories, verdict_code(scored.result), watch,
+                           groups=self.config.metrics)
 
     def metric_columns(self, scores: Sequence[SampleScore]) -> dict[str, list[float]]:
         """Every name of ``metric_names`` with one value per sample, in order (what a trainer stacks or averages
@@ -366,7 +379,7 @@ class Shaper:
             "turns_max": float(turns.max(initial=0)), "turn_tokens_mean": mean(lengths),
             "success_rate": mean(success.astype(np.float64)), "groups_multi_success": mean(per_group >= 2),
         }
-        return {f"{PREFIX}{k}": float(v) for k, v in values.items()}
+        return {name: float(values[name.removeprefix(PREFIX)]) for name in self.advantage_metric_names}
 
     # --- data ----------------------------------------------------------------------------------------------
 
@@ -416,7 +429,7 @@ class Shaper:
             "success": self.config.success.model_dump(exclude_none=True),
             "step_convention": "optimizer steps completed, from 0",
             "prompt_version": self.prompt_version,
-            "monitor": self.config.monitor, "log_dir": self.config.log_dir,
+            "monitor": self.config.monitor, "metrics": list(self.config.metrics), "log_dir": self.config.log_dir,
             "sample_budget_s": self.config.sample_budget_s, "workers": self.config.workers,
             "plugins": plugins.versions(),
         }

@@ -30,7 +30,9 @@ NAME = "planpo"
 logger = logging.getLogger(__name__)
 
 _fallback = {"calls": 0, "warned": False}
-last_stats: dict[str, float] = {}  # the statistics of the latest call (VERL gives estimators no metrics sink)
+# The statistics of the latest call: VERL gives estimators no metrics sink, so the planshape trainer
+# (``trainer.py``) reads them here after its advantage step and logs them with that step's metrics.
+last_stats: dict[str, float] = {}
 
 
 def trainer_step() -> int | None:

@@ -138,6 +138,23 @@ def _tools(cfg: Any, report: Report, max_chars: int | None) -> None:
                                "by planshape name it per row, so this is fine for them)")
 
 
+def _trainer(cfg: Any, report: Report, config: Any) -> None:
+    """planshape's metrics reach VERL's training log only through the ``planshape`` V1 trainer."""
+    from .trainer import TRAINER_NAME, run_shaper
+
+    mode = cfg.trainer.v1.get("trainer_mode")
+    if cfg.trainer.get("use_v1", True) and mode == TRAINER_NAME:
+        groups = run_shaper(cfg).config.metrics  # a ConfigError is reported as the block's
+        report.lines.append(f"trainer: {TRAINER_NAME} (VERL's sync trainer; logs the planshape metric groups "
+                            f"{list(groups)} at every step)")
+        return
+    if config is not None and (config.staged or cfg.algorithm.adv_estimator == "planpo"):
+        which = f"trainer.v1.trainer_mode={mode}" if cfg.trainer.get("use_v1", True) else "trainer.use_v1=false"
+        report.warnings.append(f"{which}: VERL logs none of planshape's metrics while training (reward "
+                               "components, failure categories, monitor rates, PlanPO statistics; only validation "
+                               f"sees them): set trainer.use_v1=true trainer.v1.trainer_mode={TRAINER_NAME}")
+
+
 def check(overrides: list[str]) -> Report:
     """Everything ``planshape verl check`` verifies; raises ValueError only when the config cannot compose."""
     from planshape.shaping.facade import ConfigError
@@ -165,6 +182,7 @@ def check(overrides: list[str]) -> Report:
         _reward(cfg, report, estimator_config)
         tool_config = estimator_config
         _tools(cfg, report, tool_config.tools.max_chars if tool_config is not None else None)
+        _trainer(cfg, report, estimator_config)
     except ConfigError as exc:
         lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
         report.errors.append("planshape settings: " + " ".join(lines[:1]) + " " + "; ".join(lines[1:]))

@@ -5,8 +5,9 @@ agent-loop workers), but only imports it, and swallows its errors at DEBUG level
 here at import time, are idempotent (same objects every time; a second import is a no-op), and an import
 failure is logged at ERROR with what to do before VERL hides it.
 
-Registered: the ``planpo`` advantage estimator and the ``planshape`` reward-loop manager. The tools need no
-registration: VERL's tool loader imports the classes the tool YAML names.
+Registered: the ``planpo`` advantage estimator, the ``planshape`` reward-loop manager and the ``planshape`` V1
+trainer (``trainer.v1.trainer_mode=planshape``: the sync trainer that logs planshape's metrics). The tools need
+no registration: VERL's tool loader imports the classes the tool YAML names.
 """
 
 from __future__ import annotations
@@ -17,29 +18,36 @@ logger = logging.getLogger(__name__)
 
 
 def register() -> None:
-    """Register the estimator and the reward manager with VERL (idempotent)."""
+    """Register the estimator, the reward manager and the trainer with VERL (idempotent)."""
     from verl.experimental.reward_loop.reward_manager import registry
     from verl.trainer.ppo import core_algos
+    from verl.trainer.ppo.v1 import trainer_base
 
     from .advantages import NAME, compute_planpo_advantage
     from .reward import MANAGER_NAME, PlanshapeRewardManager
+    from .trainer import TRAINER_NAME, PlanshapeTrainer
 
     if core_algos.ADV_ESTIMATOR_REGISTRY.get(NAME) is not compute_planpo_advantage:
         core_algos.register_adv_est(NAME)(compute_planpo_advantage)
     if registry.REWARD_MANAGER.get(MANAGER_NAME) is not PlanshapeRewardManager:
         registry.register(MANAGER_NAME)(PlanshapeRewardManager)
+    if trainer_base.TRAINER_REGISTRY.get(TRAINER_NAME) is not PlanshapeTrainer:
+        trainer_base.register_trainer(TRAINER_NAME)(PlanshapeTrainer)
 
 
 def registered() -> dict[str, bool]:
     """Whether each planshape registration is present in this process's VERL registries."""
     from verl.experimental.reward_loop.reward_manager import registry
     from verl.trainer.ppo import core_algos
+    from verl.trainer.ppo.v1 import trainer_base
 
     from .advantages import NAME, compute_planpo_advantage
     from .reward import MANAGER_NAME, PlanshapeRewardManager
+    from .trainer import TRAINER_NAME, PlanshapeTrainer
 
     return {f"estimator {NAME}": core_algos.ADV_ESTIMATOR_REGISTRY.get(NAME) is compute_planpo_advantage,
-            f"reward manager {MANAGER_NAME}": registry.REWARD_MANAGER.get(MANAGER_NAME) is PlanshapeRewardManager}
+            f"reward manager {MANAGER_NAME}": registry.REWARD_MANAGER.get(MANAGER_NAME) is PlanshapeRewardManager,
+            f"trainer {TRAINER_NAME}": trainer_base.TRAINER_REGISTRY.get(TRAINER_NAME) is PlanshapeTrainer}
 
 
 try:
@@ -49,5 +57,5 @@ try:
     register()
 except Exception:
     logger.exception("planshape could not register its VERL plugins (estimator 'planpo', reward manager "
-                     "'planshape'); run `planshape verl check` in this environment to see why")
+                     "'planshape', trainer 'planshape'); run `planshape verl check` in this environment to see why")
     raise

@@ -72,6 +72,7 @@ def _score_rows(step: int, scores: Sequence[SampleScore]) -> list[dict[str, Any]
         exploit = watch is not None and watch.exploit
         rows.append(score_record(step, i, s.reward, s.components, s.failure or PASSED, s.verdicts,
                                  official_pass=None if watch is None else watch.official_pass,
+                                 strict_pass=None if watch is None else watch.strict_pass, success=s.success,
                                  exploit=None if watch is None else exploit,
                                  rules=(watch.rules or (watch.rule,)) if exploit else (), stage=s.stage,
                                  level=s.level or None, days=s.days or None))

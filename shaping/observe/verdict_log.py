@@ -39,8 +39,8 @@ FORMAT = 1
 CHECK_KEYS = tuple(c.key for c in (*COMMONSENSE, *HARD))  # the 13 official checks, in the verdict-code order
 VERDICT_CODE = {Status.PASS: "p", Status.FAIL: "f", Status.NA: "n"}
 NOT_RUN = "-"  # no verdict: no plan, or hard checks not run
-SCORE_FIELDS = ("kind", "step", "sample", "group", "trajectory", "reward", "components", "failure", "verdicts",
-                "official_pass", "exploit", "rules", "stage", "level", "days")
+SCORE_FIELDS = ("kind", "step", "sample", "group", "trajectory", "reward", "success", "components", "failure",
+                "verdicts", "official_pass", "strict_pass", "exploit", "rules", "stage", "level", "days")
 ADVANTAGE_FIELDS = ("kind", "step", "group", "trajectory", "success", "reward", "turns", "turn_lengths",
                     "a_e", "a_s")
 KINDS = ("header", "score", "advantage", "sample")  # sample: a score and its advantages in one record
@@ -74,11 +74,13 @@ def _nums(values: Any) -> list[float | None]:
 def score_record(step: int, sample: int, reward: float, components: Mapping[str, float], failure: str,
                  verdicts: str, *, official_pass: bool | None = None, exploit: bool | None = None,
                  rules: Sequence[str] = (), stage: str = "", group: Any = None, trajectory: int | None = None,
-                 level: str | None = None, days: int | None = None) -> dict[str, Any]:
+                 level: str | None = None, days: int | None = None, success: bool | None = None,
+                 strict_pass: bool | None = None) -> dict[str, Any]:
     """One scored sample (``sample``: its position in the step; ``verdicts``: a ``verdict_code``)."""
     return {"kind": "score", "step": int(step), "sample": int(sample), "group": group, "trajectory": trajectory,
-            "reward": _num(reward), "components": {k: round(float(v), 6) for k, v in components.items()},
-            "failure": failure, "verdicts": verdicts, "official_pass": official_pass,
+            "reward": _num(reward), "success": success,
+            "components": {k: round(float(v), 6) for k, v in components.items()},
+            "failure": failure, "verdicts": verdicts, "official_pass": official_pass, "strict_pass": strict_pass,
             "exploit": exploit, "rules": list(rules), "stage": stage, "level": level, "days": days}
 
 

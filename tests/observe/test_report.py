@@ -91,7 +91,8 @@ def run(tmp_path_factory, shared_dir, train_records, memory_database):
                                   "total_steps": STEPS, "log_dir": str(log_dir)})
     n = len(queries)
     expect: dict[str, list] = {k: [] for k in ("exploit", "official", "strict", "reward", "codes", "cs_macro",
-                                               "hard_macro", "turns", "a_e", "a_s", "lengths", "kinds", "cells")}
+                                               "hard_macro", "turns", "a_e", "a_s", "lengths", "kinds", "cells",
+                                               "logged")}
     for step in range(STEPS):
         n_exploit, n_broken, n_none = counts(step, n)
         rot = [(i + 7 * step) % n for i in range(n)]
@@ -131,6 +132,7 @@ def run(tmp_path_factory, shared_dir, train_records, memory_database):
         expect["a_e"].append((adv.per_trajectory.mean(), adv.per_trajectory.std()))
         expect["a_s"].append((adv.length_term.mean(), adv.length_term.std()))
         expect["lengths"].append(adv.turn_lengths.mean())
+        expect["logged"].append({**shaper.metric_means(scores), **adv.stats})  # what a trainer logs this step
     shaper.close()
     return log_dir, expect, n
 
@@ -236,6 +238,30 @@ def test_cli_report_writes_every_figure_and_one_page(run, tmp_path, capsys):
     assert page.count("data:image/png;base64,") == len(names) and "<link" not in page and "src='http" not in page
     out = capsys.readouterr().out
     assert "exploit rate" in out and "most failed checks" in out
+
+
+def test_the_report_and_the_trainers_log_use_the_same_names_and_numbers(run, tmp_path):
+    """A dashboard built on a trainer's log reads the report's ``metrics.csv``: same names, same values."""
+    import csv
+
+    from ..adapters.metric_keys import expected_keys
+
+    log_dir, expect, _ = run
+    assert main(["report", str(log_dir), "-o", str(tmp_path / "out")]) == 0
+    with (tmp_path / "out" / "metrics.csv").open(newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    assert [int(r["step"]) for r in rows] == list(range(STEPS))
+    names = set(rows[0]) - {"step"}
+    assert names <= expected_keys()  # only names a trainer logs
+    for row, logged in zip(rows, expect["logged"], strict=True):
+        for name in names:
+            assert float(row[name]) == pytest.approx(logged[name], abs=2e-6), name
+        # what the report leaves out (a failure category or exploit rule never seen) the trainer logs as 0
+        assert all(logged[name] == 0.0 for name in set(logged) - names)
+    core = {"planshape/reward", "planshape/success", "planshape/pass", "planshape/official_pass",
+            "planshape/strict_pass", "planshape/exploit", "planshape/alpha", "planshape/adv_e_std",
+            "planshape/adv_s_std", "planshape/turn_tokens_mean", "planshape/groups_multi_success"}
+    assert core <= names
 
 
 def test_report_errors_are_one_line(tmp_path, capsys):

@@ -59,7 +59,9 @@ planshape_overrides() {
     "+ray_kwargs.ray_init.runtime_env.env_vars.PLANSHAPE_DATABASE=$database"
     # reward: planshape's step-aware manager (staged schedule switches at the real step)
     reward.reward_manager.name=planshape reward.num_workers=8
-    # trainer: 500 steps on NNODES x GPUS_PER_NODE
+    # trainer: 500 steps on NNODES x GPUS_PER_NODE; planshape's V1 trainer (VERL's sync trainer that also logs
+    # every planshape/* metric and PlanPO statistic per step)
+    trainer.v1.trainer_mode=planshape
     "trainer.nnodes=$NNODES" "trainer.n_gpus_per_node=$GPUS_PER_NODE"
     trainer.total_epochs=100 trainer.total_training_steps=500
     trainer.val_before_train=True trainer.test_freq=25 trainer.save_freq=50

@@ -4,6 +4,7 @@ terminal summary of a training run's verdict log (or of one evaluated submission
 from __future__ import annotations
 
 import argparse
+import csv
 import math
 from collections.abc import Mapping
 from pathlib import Path
@@ -34,8 +35,22 @@ def write_report(log_dir: str | Path, out: str | Path, progress: bool = True,
         written[name].write_bytes(images[name])
     written["html"] = out / "report.html"
     written["html"].write_text(page(f"planshape report: {log_dir}", images, facts(summary)), encoding="utf-8")
+    written["metrics"] = write_metrics(summary, out / "metrics.csv")
     print_summary(summary, console or Console())
     return written
+
+
+def write_metrics(summary: LogSummary, path: Path) -> Path:
+    """``metrics.csv``: one row per step, one column per metric under the trainers' names (empty where the log
+    cannot tell a step's value)."""
+    series = summary.metrics()
+    steps = sorted({k for values in series.values() for k in values})
+    with path.open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["step", *series])
+        for k in steps:
+            writer.writerow([k, *(series[name].get(k, "") for name in series)])
+    return path
 
 
 def facts(summary: LogSummary) -> dict[str, Any]:
@@ -72,7 +87,7 @@ def print_summary(summary: LogSummary, console: Console) -> None:
 
 def _report(args: argparse.Namespace) -> int:
     written = write_report(args.log_dir, args.output, progress=not args.no_progress)
-    print(f"wrote {len(written) - 1} figures and {written['html']}")
+    print(f"wrote {len(written) - 2} figures, {written['html']} and {written['metrics']}")
     return 0
 
 

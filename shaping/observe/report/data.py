@@ -7,6 +7,10 @@ Rates per step, over the samples scored at that step:
 * reward and every component (means), official pass, strict pass, exploit rate and exploits per rule;
 * PlanPO statistics from the advantage records: A^E mean and spread, A^S spread, turns, turn lengths;
 * final pass by level × trip length over the last steps.
+
+``metrics()`` gives the per-step values under the names the trainers log (``planshape/reward``,
+``planshape/failure/<category>``, ``planshape/adv_e_std``, ...), computed as the facade computes them, so a
+dashboard built on a trainer's log reads the report's ``metrics.csv`` and the other way round.
 """
 
 from __future__ import annotations
@@ -19,6 +23,8 @@ from typing import Any
 
 import numpy as np
 
+from ...schedules import LinearDecay
+from ..metric_names import FAILURE, metric_name
 from ..verdict_log import CHECK_KEYS, iter_lines, log_files, parse_line
 
 N_COMMONSENSE = 8  # the first 8 of CHECK_KEYS are commonsense, the last 5 hard
@@ -61,7 +67,11 @@ class _Step:
     reward: float = 0.0
     components: Counter = field(default_factory=Counter)
     official: int = 0
+    strict: int = 0
+    strict_seen: int = 0  # samples whose record holds the monitor's strict pass (older logs do not)
     monitored: int = 0
+    succeeded: int = 0
+    success_seen: int = 0
     exploit: int = 0
     rules: Counter = field(default_factory=Counter)
     failures: Counter = field(default_factory=Counter)
@@ -69,6 +79,8 @@ class _Step:
     cells: Counter = field(default_factory=Counter)  # (level, days) -> samples
     cell_pass: Counter = field(default_factory=Counter)
     trajectories: int = 0
+    adv_success: int = 0
+    group_success: Counter = field(default_factory=Counter)  # group -> successful trajectories
     a_e: _Moments = field(default_factory=_Moments)
     a_s: _Moments = field(default_factory=_Moments)
     turns: _Moments = field(default_factory=_Moments)
@@ -103,6 +115,12 @@ class LogSummary:
         for name, value in (row.get("components") or {}).items():
             s.components[name] += value or 0.0
         s.codes[row.get("verdicts") or NOT_CHECKED] += 1
+        if row.get("success") is not None:
+            s.success_seen += 1
+            s.succeeded += bool(row["success"])
+        if row.get("strict_pass") is not None:
+            s.strict_seen += 1
+            s.strict += bool(row["strict_pass"])
         if row.get("official_pass") is not None:
             s.monitored += 1
             s.official += bool(row["official_pass"])
@@ -118,6 +136,8 @@ class LogSummary:
 
     def _advantage(self, s: _Step, row: dict[str, Any]) -> None:
         s.trajectories += 1
+        s.adv_success += bool(row.get("success"))
+        s.group_success[str(row.get("group"))] += bool(row.get("success"))
         s.a_e.add([row.get("a_e")])
         s.a_s.add(row.get("a_s") or [])
         s.turns.add([row.get("turns")])
@@ -175,7 +195,8 @@ class LogSummary:
 
         out = {"exploit": self._series(rate(lambda s: s.exploit)),
                "official_pass": self._series(rate(lambda s: s.official)),
-               "strict_pass": self._series(lambda s: s.components["pass"] / s.samples)}
+               "strict_pass": self._series(lambda s: s.strict / s.strict_seen if s.strict_seen
+                                           else s.components["pass"] / s.samples)}
         for rule in sorted({r for s in self.steps.values() for r in s.rules}):
             out[f"exploit/{rule}"] = self._series(rate(lambda s, r=rule: s.rules[r]))
         return out
@@ -195,6 +216,55 @@ class LogSummary:
                 "a_s_min": get("a_s", "low"), "a_s_max": get("a_s", "high"), "turns_mean": get("turns", "mean"),
                 "turns_max": get("turns", "high"), "turn_length_mean": get("lengths", "mean"),
                 "turn_length_max": get("lengths", "high")}
+
+    def metrics(self) -> dict[str, dict[int, float]]:
+        """Per step, every trainer metric the log can tell, under the trainers' names (``metric_names``): the
+        reward, success and components, each failure category seen, the monitor's rates, and the advantage
+        statistics (α from the header's decay)."""
+        out: dict[str, dict[int, float]] = defaultdict(dict)
+        failures = sorted({n for s in self.steps.values() for n in s.failures})  # seen anywhere: 0 elsewhere
+        rules = sorted({r for s in self.steps.values() for r in s.rules})
+        for k, s in sorted(self.steps.items()):
+            if s.samples:
+                out[metric_name("reward")][k] = s.reward / s.samples
+                if s.success_seen:
+                    out[metric_name("success")][k] = s.succeeded / s.success_seen
+                for name, total in s.components.items():
+                    out[metric_name(name)][k] = total / s.samples
+                for name in failures:
+                    out[metric_name(FAILURE + name)][k] = s.failures[name] / s.samples
+                if s.monitored:
+                    out[metric_name("official_pass")][k] = s.official / s.monitored
+                    out[metric_name("exploit")][k] = s.exploit / s.monitored
+                    for rule in rules:
+                        out[metric_name(f"exploit/{rule}")][k] = s.rules[rule] / s.monitored
+                if s.strict_seen:
+                    out[metric_name("strict_pass")][k] = s.strict / s.strict_seen
+            if s.trajectories:
+                alpha = self._alpha(k)
+                if alpha is not None:
+                    out[metric_name("alpha")][k] = alpha
+                out[metric_name("adv_e_mean")][k], out[metric_name("adv_e_std")][k] = s.a_e.mean, s.a_e.std
+                out[metric_name("adv_s_mean")][k] = s.a_s.mean if s.a_s.n else 0.0
+                out[metric_name("adv_s_std")][k] = s.a_s.std if s.a_s.n else 0.0
+                out[metric_name("turns_mean")][k], out[metric_name("turns_max")][k] = s.turns.mean, s.turns.high
+                out[metric_name("turn_tokens_mean")][k] = s.lengths.mean if s.lengths.n else 0.0
+                out[metric_name("success_rate")][k] = s.adv_success / s.trajectories
+                groups = s.group_success.values()
+                out[metric_name("groups_multi_success")][k] = sum(c >= 2 for c in groups) / len(groups)
+        return dict(out)
+
+    def _alpha(self, step: int) -> float | None:
+        """α(step) from the run's decay in the log header; 0 for an estimator without α; None if unknown."""
+        for header in self.headers:
+            described = header.get("describe") or {}
+            if "alpha" in described:
+                alpha = described["alpha"]
+                try:
+                    return 0.0 if alpha is None else LinearDecay(alpha["init"], alpha["final"], alpha["steps"])(step)
+                except (KeyError, TypeError, ValueError):  # a header this version cannot read: no α column
+                    return None
+        return None
 
     def stage_boundaries(self) -> list[tuple[int, str]]:
         """(first step, stage name) of each stage seen, from the log header's schedule or the records."""

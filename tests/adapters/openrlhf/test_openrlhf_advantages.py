@@ -11,7 +11,7 @@ from types import SimpleNamespace
 import pytest
 import ray
 import torch
-from conftest import EXAMPLES
+from conftest import EXAMPLES, write_config
 from openrlhf.trainer.ppo_trainer import BasePPOTrainer
 from openrlhf.trainer.ppo_utils.samples_generator import SamplesGenerator
 from openrlhf.trainer.ray.vllm_engine import _load_agent_executor
@@ -20,8 +20,11 @@ from planshape.adapters.openrlhf import CONFIG_ENV, SETUP_HOOK
 from planshape.adapters.openrlhf.advantages import STEP, patch_openrlhf
 from planshape.adapters.openrlhf.check import parse_launch
 from planshape.adapters.openrlhf.config import RAY_SETUP_HOOK_ENV
+from planshape.adapters.openrlhf.tools import TOOL_CALLS, TURNS
 from planshape.shaping.facade import ConfigError, Shaper
 from test_openrlhf_tools import FLIGHTS, HOTELS, PROMPT
+
+from tests.adapters.metric_keys import GROUP_CHOICES, expected_keys, planshape_keys
 
 N = 4  # samples per prompt
 
@@ -36,6 +39,13 @@ class ActorGroup:
         assert method_name == "append"
         self.appended.extend(experience)
         return []
+
+
+@pytest.fixture
+def curriculum_config(tmp_path, request) -> str:
+    """The job's planshape config; a test may parametrize its metric groups (``indirect``)."""
+    groups = getattr(request, "param", None)
+    return write_config(tmp_path / "planshape.json", **({} if groups is None else {"metrics": list(groups)}))
 
 
 @pytest.fixture
@@ -123,10 +133,21 @@ def test_train_step_writes_the_cores_advantages_token_for_token(step, hooked, sc
             assert exp.rewards[row].item() == pytest.approx(scored[index].reward)  # staged at the trainer's step
         assert torch.equal(exp.returns, exp.advantages) and exp.kl is None
         assert exp.info["planshape/alpha"].tolist() == pytest.approx([hooked.alpha(step)] * len(exp.index))
-        assert set(hooked.advantage_metric_names) <= set(exp.info)
+        # every planshape metric, beside the agent's own turn counts (OpenRLHF logs the info means per step)
+        assert planshape_keys(exp.info) == expected_keys() | {TURNS, TOOL_CALLS}
     # The rewards of each stage: pass = 5, 3, 1 in the curriculum's three stages.
     assert scored[1].reward == {0: 5.0, 250: 3.0, 450: 1.0}[step]
     assert status["rollout/reward_mean"] == pytest.approx(sum(s.reward for s in scored) / len(scored))
+
+
+@pytest.mark.parametrize("curriculum_config", GROUP_CHOICES, ids="+".join, indirect=True)
+def test_each_metric_group_changes_exactly_its_keys(curriculum_config, hooked, rollout_samples, tokenizer, tmp_path):
+    _, samples = rollout_samples
+    trainer = make_trainer(trainer_args(tmp_path), tokenizer)
+    trainer.train_step(samples, 3)
+    groups = hooked.config.metrics
+    for exp in trainer.actor_model_group.appended:
+        assert planshape_keys(exp.info) == expected_keys(groups) | {TURNS, TOOL_CALLS}
 
 
 def test_alpha_follows_the_recorded_step_and_rewards_brevity_among_successes(hooked, rollout_samples, tokenizer,

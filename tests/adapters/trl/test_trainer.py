@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 import torch
 
+from ..metric_keys import GROUP_CHOICES, expected_keys, planshape_keys
 from .scripted import recording, scripted
 
 G = 4
@@ -106,15 +107,29 @@ def test_planpo_trainer_two_steps_with_tools(shaper, tokenizer, sample_records, 
         assert out["advantages"].abs().sum() > 0
         assert loss_rows_match(out, losses) == 2 * G  # the loss used exactly these advantages
 
-    logs = {k for entry in trainer.state.log_history for k in entry}
-    assert set(shaper.metric_names) <= logs  # every reward component and failure category
-    assert set(shaper.advantage_metric_names) <= logs
+    steps = [entry for entry in trainer.state.log_history if "loss" in entry]  # one log line per optimizer step
+    assert [e["step"] for e in steps] == [1, 2]
+    for entry in steps:  # every planshape metric, in the line of the step it belongs to
+        assert planshape_keys(entry) == expected_keys()
     alphas = [e["planshape/alpha"] for e in trainer.state.log_history if "planshape/alpha" in e]
     assert alphas == pytest.approx([0.1, 0.075])
     calls = [e["tools/call_frequency"] for e in trainer.state.log_history if "tools/call_frequency" in e]
     assert calls and min(calls) >= 1.0
     successes = [e["planshape/success"] for e in trainer.state.log_history if "planshape/success" in e]
     assert successes and min(successes) > 0
+
+
+@pytest.mark.parametrize("groups", GROUP_CHOICES, ids="+".join)
+def test_each_metric_group_changes_exactly_its_keys(tokenizer, sample_records, sample_rollouts, tmp_path, groups):
+    from planshape.adapters.trl.trainer import PlanPOTrainer
+    from planshape.shaping.facade import Shaper
+
+    shaper = Shaper.from_mapping({"database": "sample", "total_steps": 1, "metrics": list(groups)})
+    trainer = make_trainer(scripted(PlanPOTrainer, sample_rollouts, G), shaper, tokenizer, sample_records, tmp_path,
+                           max_steps=1)
+    trainer.train()
+    (entry,) = [e for e in trainer.state.log_history if "loss" in e]
+    assert planshape_keys(entry) == expected_keys(groups)
 
 
 @pytest.mark.parametrize("scale_rewards", ["group", "none"])

@@ -56,6 +56,22 @@ def test_every_example_composes_and_checks(script, worker_env, monkeypatch):
     assert f"'from_step': {boundaries}" in text and "'from_step': 400" in text
     assert report.warnings == ["algorithm.planpo.database=sample: rewards and tools use the bundled sample world, "
                                "not TravelPlanner's database"]
+    assert "trainer: planshape (VERL's sync trainer; logs the planshape metric groups ['core', 'components', " \
+           "'failures', 'monitor', 'advantages'] at every step)" in text
+
+
+@pytest.mark.parametrize(("extra", "lost"), [
+    ("trainer.v1.trainer_mode=sync", "trainer.v1.trainer_mode=sync: VERL logs none of planshape's metrics"),
+    ("trainer.use_v1=false", "trainer.use_v1=false: VERL logs none of planshape's metrics"),
+])
+def test_another_trainer_is_told_what_it_loses(extra, lost, worker_env, monkeypatch):
+    for script in ("run_qwen3_8b_planpo.sh", "run_qwen3_8b_grpo_staged.sh"):  # PlanPO; staged rewards
+        args = overrides(script, extra)
+        monkeypatch.setenv("PLANSHAPE_CONFIG", next(a.split("=", 1)[1] for a in args
+                                                     if a.startswith("+algorithm.planpo.config=")))
+        report = check(args)
+        assert any(w.startswith(lost) and w.endswith("trainer.v1.trainer_mode=planshape") for w in report.warnings)
+        assert not any(line.startswith("trainer: planshape") for line in report.lines)
 
 
 def test_paper_hyperparameters_are_in_the_runs():

@@ -25,10 +25,12 @@ def test_import_verl_alone_registers_planshape_in_a_fresh_process():
     code = ("import verl\n"
             "from verl.trainer.ppo.core_algos import get_adv_estimator_fn\n"
             "from verl.experimental.reward_loop.reward_manager import get_reward_manager_cls\n"
-            "print(get_adv_estimator_fn('planpo').__module__, get_reward_manager_cls('planshape').__name__)\n")
+            "from verl.trainer.ppo.v1 import get_trainer_cls\n"
+            "print(get_adv_estimator_fn('planpo').__module__, get_reward_manager_cls('planshape').__name__,\n"
+            "      get_trainer_cls('planshape').__name__)\n")
     done = _fresh(code)
     assert done.returncode == 0, done.stderr[-2000:]
-    assert done.stdout.split() == ["planshape.adapters.verl.advantages", "PlanshapeRewardManager"]
+    assert done.stdout.split() == ["planshape.adapters.verl.advantages", "PlanshapeRewardManager", "PlanshapeTrainer"]
     # and VERL's own switch turns it off: then the estimator is unknown, which `planshape verl check` reports
     off = _fresh(code, VERL_USE_EXTERNAL_PLUGINS="none")
     assert off.returncode != 0 and "Unknown advantage estimator" in off.stderr
@@ -40,7 +42,8 @@ def test_registration_is_idempotent():
 
     register.register()
     importlib.reload(register)  # a second import of the plugin module registers the same objects again
-    assert register.registered() == {"estimator planpo": True, "reward manager planshape": True}
+    assert register.registered() == {"estimator planpo": True, "reward manager planshape": True,
+                                     "trainer planshape": True}
 
 
 def test_version_guard():
