@@ -11,6 +11,7 @@ from pathlib import Path
 
 from rich.console import Console
 
+from .advantages.estimators import GROUPINGS
 from .observe.report.cli import add_plots_argument, add_report_parser
 
 
@@ -190,7 +191,7 @@ def build_parser() -> argparse.ArgumentParser:
     sr.add_argument("--alpha", type=float, help="PlanPO α_init (default 0.1)")
     sr.add_argument("--alpha-final", type=float, help="PlanPO α_final (default 0.05)")
     sr.add_argument("--total-steps", type=int, help="the run's optimizer steps: the α decay horizon (default 500)")
-    sr.add_argument("--grouping", choices=("index-success", "index", "task"), help="PlanPO turn grouping")
+    sr.add_argument("--grouping", choices=GROUPINGS, help="PlanPO turn grouping")
     sr.add_argument("--json", metavar="REPORT", help="write every trajectory's and turn's numbers as JSON")
     sr.set_defaults(func=_score)
 
