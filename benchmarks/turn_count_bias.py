@@ -88,7 +88,7 @@ def main() -> int:
         rows.append(("trajectory-sum (RFC-style)", trajectory_sum_turn_term(r)))
         for name, term in rows:
             mean, half = push(r, term)
-            z = mean / (half / 1.96) if half > 0 else 0.0
+            z = mean / (half / 1.96) if half > 1e-12 else 0.0  # index-final: exactly 0 up to rounding
             biased = abs(z) > Z_CLEAR
             print(f"  {name:28s} {mean:+.4f} ± {half:.4f}   [{mean - half:+.4f}, {mean + half:+.4f}]  z = {z:+7.1f}")
             if name == "index-final" and biased:

@@ -110,6 +110,10 @@ def _reward(cfg: Any, report: Report, estimator_config: Any) -> None:
                                  "reward.reward_manager.name=planshape to keep one block")
         report.lines.append(f"reward: compute_score from {custom.path} under the {manager.name} manager")
         return
+    if estimator_config is not None and estimator_config.estimator_only:
+        report.lines.append(f"reward: the run's own ({manager.name} manager); planpo estimates from it, success by "
+                            f"{estimator_config.success.by} (estimator-only: no TravelPlanner database)")
+        return
     report.warnings.append("the reward is not planshape's (neither reward.reward_manager.name=planshape nor "
                            f"reward.custom_reward_function.path={REWARD_MODULE})")
 

@@ -5,8 +5,9 @@ agent-loop workers), but only imports it, and swallows its errors at DEBUG level
 here at import time, are idempotent (same objects every time; a second import is a no-op), and an import
 failure is logged at ERROR with what to do before VERL hides it.
 
-Registered: the ``planpo`` advantage estimator and the ``planshape`` reward-loop manager. The tools need no
-registration: VERL's tool loader imports the classes the tool YAML names.
+Registered: the ``planpo`` advantage estimator and the ``planshape`` reward-loop manager; V1's multi-output
+dispatch is wrapped so that ``planpo`` sees a session's outputs as one trajectory (``multi_output.py``).
+The tools need no registration: VERL's tool loader imports the classes the tool YAML names.
 """
 
 from __future__ import annotations
@@ -28,6 +29,9 @@ def register() -> None:
         core_algos.register_adv_est(NAME)(compute_planpo_advantage)
     if registry.REWARD_MANAGER.get(MANAGER_NAME) is not PlanshapeRewardManager:
         registry.register(MANAGER_NAME)(PlanshapeRewardManager)
+    from . import multi_output
+
+    multi_output.install()
 
 
 def registered() -> dict[str, bool]:
