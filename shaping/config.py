@@ -25,7 +25,7 @@ from .schedules import WEIGHTED, LinearDecay, Schedule, ScheduleError, schedule_
 SAMPLE_WORLD = "sample"  # the ``database`` value that selects the bundled sample world
 TRAVELPLANNER_FIELDS = ("backend", "mode", "schedule", "component_weights", "answer", "tools", "monitor",
                         "sample_budget_s", "workers")
-"""What only scoring TravelPlanner plans reads: refused, when set, in an estimator-only config."""
+"""What only scoring TravelPlanner plans reads: refused, when not left at its default, in an estimator-only config."""
 
 
 class ConfigError(ValueError):
@@ -158,7 +158,7 @@ class ShapingConfig(_Section):
     def _estimator_only_fields(self) -> ShapingConfig:
         if not self.estimator_only:
             return self
-        ignored = sorted(self.model_fields_set & set(TRAVELPLANNER_FIELDS))
+        ignored = [f for f in TRAVELPLANNER_FIELDS if getattr(self, f) != type(self).model_fields[f].default]
         if ignored:
             raise ValueError(f"{', '.join(ignored)}: set without a database, so nothing would use it (estimator-only "
                              "use scores nothing); remove it, or give database: to score TravelPlanner plans")

@@ -289,7 +289,9 @@ class Shaper:
             raise ValueError(f"success.by='flag': pass the trainer's per-sample {self.config.success.flag!r} flags "
                              "(the adapter reads them); they cannot be read from the reward")
         if passed is not None:
-            return np.asarray(passed, dtype=bool)
+            from .advantages.inputs import success_flags  # 0/1 only: 0.5, NaN or "False" is an error
+
+            return success_flags(passed, len(rewards))
         top = self.max_reward(step)
         return rewards >= top - 1e-6 * max(1.0, top)
 

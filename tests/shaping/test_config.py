@@ -59,7 +59,7 @@ def test_database_must_exist(tmp_path):
     assert "database: " in message and "does not exist" in message and "'sample'" in message
     missing = {k: v for k, v in GOOD.items() if k != "database"}  # estimator-only: TravelPlanner fields refused
     with pytest.raises(ConfigError, match="set without a database, so nothing would use it"):
-        ShapingConfig.from_mapping({**missing, "mode": "strict"})
+        ShapingConfig.from_mapping({**missing, "mode": "official"})
 
 
 def test_every_error_is_reported_at_once():
