@@ -154,8 +154,9 @@ def _config_check(args: argparse.Namespace) -> int:
     table = Table(show_header=False)
     for key in ("database", "mode", "schedule", "estimator", "estimator_options", "alpha", "success",
                 "step_convention", "prompt_version"):
-        table.add_row(key, str(info[key]))
-    for stage in info["stages"]:
+        if key in info:  # an estimator-only config has no mode, schedule or prompt
+            table.add_row(key, str(info[key]))
+    for stage in info.get("stages", []):
         until = "end" if stage["until_step"] is None else str(stage["until_step"])
         weights = ", ".join(f"{k}={v:g}" for k, v in stage["weights"].items())
         table.add_row(f"  {stage['name']}", f"steps [{stage['from_step']}, {until}): {weights}")

@@ -431,8 +431,18 @@ class Shaper:
     # --- what will run -------------------------------------------------------------------------------------
 
     def describe(self) -> dict[str, Any]:
-        """Everything a user should see before launching a run."""
+        """Everything a user should see before launching a run (estimator-only: what the estimator uses)."""
         decay = self.alpha_decay
+        estimator = {
+            "estimator": self.config.estimator, "estimator_options": dict(self.config.estimator_options),
+            "alpha": ({"init": decay.init, "final": decay.final, "steps": decay.steps}
+                      if takes_alpha(self.estimator) else None),
+            "success": self.config.success.model_dump(exclude_none=True),
+            "step_convention": "optimizer steps completed, from 0",
+        }
+        if self.estimator_only:
+            return {"database": None, "estimator_only": True, **estimator, "log_dir": self.config.log_dir,
+                    "plugins": plugins.versions()}
         return {
             "database": None if self.database_path is None else str(self.database_path),
             "backend": self.config.backend, "mode": self.config.mode,

@@ -168,7 +168,10 @@ def check(overrides: list[str]) -> Report:
                                        "world, not TravelPlanner's database")
         _reward(cfg, report, estimator_config)
         tool_config = estimator_config
-        _tools(cfg, report, tool_config.tools.max_chars if tool_config is not None else None)
+        if tool_config is not None and tool_config.estimator_only:
+            report.lines.append("tools: the run's own (estimator-only: planshape's TravelPlanner tools not used)")
+        else:
+            _tools(cfg, report, tool_config.tools.max_chars if tool_config is not None else None)
     except ConfigError as exc:
         lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
         report.errors.append("planshape settings: " + " ".join(lines[:1]) + " " + "; ".join(lines[1:]))
