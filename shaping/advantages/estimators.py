@@ -145,10 +145,12 @@ def planpo(
       point of the task. "index" leaks the success signal (already in A^E) into the length term: a success
       gets A^S > 0 next to an active failure even with equal lengths. "task" ranks a trajectory's turns against
       each other, so even identical trajectories get non-zero A^S (a long final-answer turn is always
-      penalised). The default's known cost, shared with "index": its baseline at turn t depends on which
-      trajectories are still active at t, i.e. on the policy's own stopping turns (verl RFC #7244; see
-      tests/shaping/test_advantages.py). Under "task", a task with fewer than two successful trajectories
-      gets A^S = 0: length is only credited relative to another success.
+      penalised). The default's known cost, shared with "index" and "task": a turn that ends its trajectory at
+      t is measured against turns that went on, so when final turns are longer than the others the turn term
+      pushes towards more turns ("index-final" below; docs/turn-baseline.md). With equal lengths the per-index
+      readings do not push, though the baseline at t depends on who is still active at t. Under "task", a
+      task with fewer than two successful trajectories gets A^S = 0: length is only credited relative to
+      another success.
       ``"index-final"`` (not in the paper; docs/turn-baseline.md): as "index-success", except that a
       trajectory's final turn is compared with the other successes' final turns of the task, at whatever index
       they came. Under the per-index readings the turn that ends a trajectory at t is measured against turns
