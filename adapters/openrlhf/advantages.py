@@ -26,7 +26,7 @@ import numpy as np
 import torch
 from planshape.shaping.facade import ConfigError, Shaper
 
-from .config import global_steps, shaper_from_env
+from .config import check_success_flag, global_steps, shaper_from_env
 from .version import check_version
 
 check_version()
@@ -76,16 +76,6 @@ def rescore(shaper: Shaper, tokenizer: Any, experiences: Sequence[Any], step: in
             exp.info[name] = torch.tensor(column)
         successes.append(torch.tensor([bool(s.success) for s in scored]))
     return successes
-
-
-FLAG = "scores"  # the per-sample field OpenRLHF carries beside the reward: what success.flag may name
-
-
-def check_success_flag(shaper: Shaper) -> None:
-    success = shaper.config.success
-    if success.by == "flag" and success.flag != FLAG:
-        raise ConfigError(f"success.flag={success.flag!r}: OpenRLHF carries one per-sample field beside the reward, "
-                          f"the reward function's {FLAG!r} (0/1 here); use success: {{by: flag, flag: {FLAG}}}")
 
 
 def task_success(shaper: Shaper, experiences: Sequence[Any], step: int) -> torch.Tensor:
