@@ -352,6 +352,8 @@ class Shaper:
                                               **self.estimator_options(step))
             per_row, per_turn, turn_term = result.trajectory, result.per_turn, result.turn
             stats_of = (result, turns, lengths, flags, index)
+            groups = index.tolist() if hasattr(index, "tolist") else list(index)
+            logged = (groups, reward, flags, turns, lengths, per_row, turn_term)
         else:
             from .advantages.layout import gather_rows
 
@@ -362,10 +364,10 @@ class Shaper:
             tokens = broadcast(per_turn, mask, spans)
             ro = rows.rollouts
             stats_of = (result, ro.turns, ro.lengths, ro.success, ro.group)
+            logged = (ro.group.tolist(), ro.reward, ro.success, ro.turns, ro.lengths, result.trajectory, result.turn)
         log = self._verdict_log()
-        if log is not None:
-            groups = index.tolist() if hasattr(index, "tolist") else list(index)
-            log.advantages(step, groups, reward, flags, turns, lengths, per_row, turn_term)
+        if log is not None:  # one record per trajectory, in either layout
+            log.advantages(step, *logged)
         return TokenAdvantages(tokens, self._stats(*stats_of), per_row, per_turn, turn_term, turns, lengths, flags)
 
     @staticmethod
