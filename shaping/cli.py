@@ -11,7 +11,6 @@ from pathlib import Path
 
 from rich.console import Console
 
-from .advantages.estimators import GROUPINGS
 from .observe.report.cli import add_plots_argument, add_report_parser
 
 
@@ -180,6 +179,8 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--no-progress", action="store_true", help="no progress bar")
     add_plots_argument(ev)
     ev.set_defaults(func=_evaluate)
+
+    from .advantages.estimators import GROUPINGS
 
     sr = sub.add_parser("score", help="rewards and advantages for a rollouts file (JSONL)")
     sr.add_argument("rollouts", nargs="?", help="rollouts JSONL; default: the sample world's")
