@@ -12,6 +12,7 @@ import torch
 
 from ...paper_reference import planpo_reference, runs, token_reference
 from .scripted import recording
+from .test_trainer import loss_rows_match
 
 G = 4
 PROMPTS = ["Open the red door.", "Open the blue door."]
@@ -85,7 +86,7 @@ def test_estimator_only_step_equals_the_paper(any_tokenizer, tmp_path, success):
     trainer.train()
     assert trainer.shaper.estimator_only and trainer.shaper.config.total_steps == 2  # from max_steps
     assert len(trainer.batches) == 2
-    for batch in trainer.batches:
+    for batch, losses in zip(trainer.batches, [trainer.batches_loss[:1], trainer.batches_loss[1:]], strict=True):
         out, step = batch["output"], batch["step"]
         mask = (out["completion_mask"] * out["tool_mask"]).tolist()
         lengths = [[end - start for start, end in runs(row)] for row in mask]
@@ -98,6 +99,7 @@ def test_estimator_only_step_equals_the_paper(any_tokenizer, tmp_path, success):
         expected = torch.tensor(token_reference(mask, per_turn), dtype=torch.float32)
         torch.testing.assert_close(out["advantages"].float(), expected, rtol=1e-5, atol=1e-6)
         assert out["advantages"].abs().sum() > 0
+        assert loss_rows_match(out, losses) == 2 * G  # the loss used exactly these advantages
 
 
 def test_estimator_only_mistakes_fail_at_start_up(any_tokenizer, tmp_path):
