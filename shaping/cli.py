@@ -155,8 +155,9 @@ def _config_check(args: argparse.Namespace) -> int:
     table = Table(show_header=False)
     for key in ("database", "mode", "schedule", "estimator", "estimator_options", "alpha", "success",
                 "step_convention", "prompt_version"):
-        table.add_row(key, str(info[key]))
-    for stage in info["stages"]:
+        if key in info:  # an estimator-only config has no mode, schedule or prompt
+            table.add_row(key, str(info[key]))
+    for stage in info.get("stages", []):
         until = "end" if stage["until_step"] is None else str(stage["until_step"])
         weights = ", ".join(f"{k}={v:g}" for k, v in stage["weights"].items())
         table.add_row(f"  {stage['name']}", f"steps [{stage['from_step']}, {until}): {weights}")
@@ -181,6 +182,8 @@ def build_parser() -> argparse.ArgumentParser:
     add_plots_argument(ev)
     ev.set_defaults(func=_evaluate)
 
+    from .advantages.estimators import GROUPINGS
+
     sr = sub.add_parser("score", help="rewards and advantages for a rollouts file (JSONL)")
     sr.add_argument("rollouts", nargs="?", help="rollouts JSONL; default: the sample world's")
     sr.add_argument("--config", help="a planshape config (JSON/YAML, see `planshape config schema`); flags override it")
@@ -192,7 +195,7 @@ def build_parser() -> argparse.ArgumentParser:
     sr.add_argument("--alpha", type=float, help="PlanPO α_init (default 0.1)")
     sr.add_argument("--alpha-final", type=float, help="PlanPO α_final (default 0.05)")
     sr.add_argument("--total-steps", type=int, help="the run's optimizer steps: the α decay horizon (default 500)")
-    sr.add_argument("--grouping", choices=("index-success", "index", "task"), help="PlanPO turn grouping")
+    sr.add_argument("--grouping", choices=GROUPINGS, help="PlanPO turn grouping")
     sr.add_argument("--json", metavar="REPORT", help="write every trajectory's and turn's numbers as JSON")
     sr.set_defaults(func=_score)
 

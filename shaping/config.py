@@ -24,6 +24,9 @@ from .observe.metric_names import GROUPS
 from .schedules import WEIGHTED, LinearDecay, Schedule, ScheduleError, schedule_from_config
 
 SAMPLE_WORLD = "sample"  # the ``database`` value that selects the bundled sample world
+TRAVELPLANNER_FIELDS = ("backend", "mode", "schedule", "component_weights", "answer", "tools", "monitor",
+                        "sample_budget_s", "workers")
+"""What only scoring TravelPlanner plans reads: refused, when not left at its default, in an estimator-only config."""
 
 
 class ConfigError(ValueError):
@@ -51,15 +54,20 @@ class AlphaDecay(_Section):
 
 
 class Success(_Section):
-    """PlanPO's success predicate: the final pass (default), or a reward threshold."""
+    """PlanPO's success predicate: the TravelPlanner final pass (default with a database), a reward threshold
+    (the PlanPO paper: success iff R = 10, i.e. threshold 10), or a per-sample 0/1 flag the trainer already
+    carries, named by ``flag`` (TRL: a reward function's name; OpenRLHF: ``scores``)."""
 
-    by: Literal["pass", "threshold"] = "pass"
+    by: Literal["pass", "threshold", "flag"] = "pass"
     threshold: float | None = None
+    flag: str | None = None
 
     @model_validator(mode="after")
     def _threshold(self) -> Success:
         if (self.by == "threshold") != (self.threshold is not None):
             raise ValueError("give 'threshold' exactly when by='threshold'")
+        if (self.by == "flag") != bool(self.flag):
+            raise ValueError("give 'flag' (the trainer's per-sample success field) exactly when by='flag'")
         if self.threshold is not None and not math.isfinite(self.threshold):
             raise ValueError(f"threshold must be finite, got {self.threshold}")
         return self
@@ -74,9 +82,12 @@ class Tools(_Section):
 
 
 class ShapingConfig(_Section):
-    """Every planshape setting. See docs/adapter-kit.md for each field."""
+    """Every planshape setting. See docs/adapter-kit.md for each field.
 
-    database: str
+    Without ``database`` the config is estimator-only (docs/any-task.md): PlanPO or GRPO over the trainer's
+    own reward, so the TravelPlanner fields, which would then be ignored, are refused."""
+
+    database: str | None = None
     backend: Literal["auto", "memory", "sqlite"] = "auto"
     mode: Literal["official", "strict"] = "strict"
     schedule: str | dict[str, Any] = "stage1"
@@ -112,8 +123,8 @@ class ShapingConfig(_Section):
 
     @field_validator("database")
     @classmethod
-    def _database(cls, value: str) -> str:
-        if value == SAMPLE_WORLD:
+    def _database(cls, value: str | None) -> str | None:
+        if value is None or value == SAMPLE_WORLD:
             return value
         path = Path(value).expanduser()
         if not path.exists():
@@ -148,6 +159,26 @@ class ShapingConfig(_Section):
             raise ValueError(f"unknown advantage estimator {value!r}; known: {sorted(known)}")
         return value
 
+    @property
+    def estimator_only(self) -> bool:
+        """No TravelPlanner database: planshape estimates advantages from the trainer's reward, scores nothing."""
+        return self.database is None
+
+    @model_validator(mode="after")
+    def _estimator_only_fields(self) -> ShapingConfig:
+        if not self.estimator_only:
+            return self
+        ignored = [f for f in TRAVELPLANNER_FIELDS if getattr(self, f) != type(self).model_fields[f].default]
+        if ignored:
+            raise ValueError(f"{', '.join(ignored)}: set without a database, so nothing would use it (estimator-only "
+                             "use scores nothing); remove it, or give database: to score TravelPlanner plans")
+        fn = plugins.estimators()[self.estimator]
+        if self.success.by == "pass" and getattr(fn, "uses_success", True):
+            raise ValueError("success: without a database there is no TravelPlanner final pass; say what success "
+                             "is: success: {by: threshold, threshold: 10} (the PlanPO paper's reward of 10) or "
+                             "success: {by: flag, flag: <the trainer's per-sample success field>}")
+        return self
+
     @model_validator(mode="after")
     def _estimator_setup(self) -> ShapingConfig:
         fn = plugins.estimators()[self.estimator]
@@ -155,7 +186,7 @@ class ShapingConfig(_Section):
         if takes_alpha(fn) and self.alpha.steps is None and self.total_steps is None:
             raise ValueError(f"total_steps: estimator {self.estimator!r} decays α over the run: set total_steps "
                              "(the run's optimizer steps) or alpha.steps")
-        if self.success.by == "pass" and getattr(fn, "uses_success", True):
+        if self.success.by == "pass" and getattr(fn, "uses_success", True) and not self.estimator_only:
             try:
                 success_readable_from_reward(self.schedule_object(), self.component_weights)
             except ValueError as exc:

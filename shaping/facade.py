@@ -144,11 +144,21 @@ class Shaper:
     # --- the sandbox, opened once per process on first use -------------------------------------------------
 
     @property
-    def database_path(self) -> Path:
+    def estimator_only(self) -> bool:
+        """No database: this facade estimates advantages from the trainer's reward and scores nothing."""
+        return self.config.estimator_only
+
+    @property
+    def database_path(self) -> Path | None:
+        if self.config.database is None:
+            return None
         return sample_world.sample_database() if self.config.database == SAMPLE_WORLD else Path(self.config.database)
 
     @cached_property
     def scorer(self) -> Scorer:
+        if self.database_path is None:
+            raise ConfigError("this planshape config has no database (estimator-only: advantages from the "
+                              "trainer's own reward); scoring TravelPlanner plans or their tools needs database:")
         return Scorer(open_store(str(self.database_path), self.config.backend), self.config.mode, self.schedule,
                       self.config.component_weights, self.config.answer.max_chars, monitor=self.config.monitor)
 
@@ -282,14 +292,20 @@ class Shaper:
     def success_of(self, rewards: np.ndarray, step: int, passed: np.ndarray | None = None) -> np.ndarray:
         """THE success rule, used by every path (facade, ``planshape score``, every adapter).
 
-        ``threshold``: reward >= threshold. ``pass``: the final pass, read from ``passed`` when the caller has the
+        ``threshold``: reward >= threshold. ``flag``: the trainer's per-sample flags, given as ``passed``.
+        ``pass``: the final pass, read from ``passed`` when the caller has the
         components, else from the reward reaching the stage's maximum, which implies the final pass for every
         schedule the config accepted (``config.success_readable_from_reward``).
         """
         if self.config.success.by == "threshold":
             return rewards >= self.config.success.threshold
+        if self.config.success.by == "flag" and passed is None:
+            raise ValueError(f"success.by='flag': pass the trainer's per-sample {self.config.success.flag!r} flags "
+                             "(the adapter reads them); they cannot be read from the reward")
         if passed is not None:
-            return np.asarray(passed, dtype=bool)
+            from .advantages.inputs import success_flags  # 0/1 only: 0.5, NaN or "False" is an error
+
+            return success_flags(passed, len(rewards))
         top = self.max_reward(step)
         return rewards >= top - 1e-6 * max(1.0, top)
 
@@ -327,26 +343,46 @@ class Shaper:
         return self.estimator(rollouts, **self.estimator_options(_step(step)))
 
     def advantages(self, scores: Any, mask: torch.Tensor, index: Sequence[Any] | np.ndarray, step: int,
-                   success: Sequence[bool] | np.ndarray | None = None) -> TokenAdvantages:
+                   success: Sequence[bool] | np.ndarray | None = None,
+                   trajectory: Sequence[Any] | np.ndarray | None = None,
+                   turn_order: Sequence[int] | np.ndarray | None = None) -> TokenAdvantages:
         """Per-token advantages of a batch: ``scores`` (B,), ``mask`` (B, L) assistant tokens, ``index`` (B,)
-        group ids (any hashable; groups need not be contiguous), ``success`` (B,) or read from the scores."""
+        group ids (any hashable; groups need not be contiguous), ``success`` (B,) or read from the scores.
+
+        ``trajectory`` (B,): the row-per-turn layout, rows of one trajectory sharing an id (``advantages.layout``:
+        the trajectory's turns are its rows' turns in ``turn_order``, default batch order; its outcome is its
+        final row's). Without it, each row is one whole trajectory. Statistics count each trajectory once."""
         from .advantages.inputs import success_flags
-        from .advantages.tokens import token_advantages, turn_spans  # torch only when advantages are asked for
+        from .advantages.tokens import broadcast, token_advantages, turn_spans  # torch only when asked for
 
         step = _step(step)
         reward = np.asarray(scores.detach().double().cpu() if hasattr(scores, "detach") else scores,
                             dtype=np.float64).reshape(-1)
         flags = self.success_from_rewards(reward, step) if success is None else success_flags(success, len(reward))
         spans = turn_spans(mask)
-        tokens, result = token_advantages(reward, mask, index, self.estimator, success=flags, spans=spans,
-                                          **self.estimator_options(step))
         turns, lengths = spans.numpy()
-        log = self._verdict_log()
-        if log is not None:
+        if trajectory is None:
+            tokens, result = token_advantages(reward, mask, index, self.estimator, success=flags, spans=spans,
+                                              **self.estimator_options(step))
+            per_row, per_turn, turn_term = result.trajectory, result.per_turn, result.turn
+            stats_of = (result, turns, lengths, flags, index)
             groups = index.tolist() if hasattr(index, "tolist") else list(index)
-            log.advantages(step, groups, reward, flags, turns, lengths, result.trajectory, result.turn)
-        return TokenAdvantages(tokens, self._stats(result, turns, lengths, flags, index), result.trajectory,
-                               result.per_turn, result.turn, turns, lengths, flags)
+            logged = (groups, reward, flags, turns, lengths, per_row, turn_term)
+        else:
+            from .advantages.layout import gather_rows
+
+            rows = gather_rows(trajectory, index, reward, flags, turns, lengths, turn_order)
+            result = self.estimator(rows.rollouts, **self.estimator_options(step))
+            per_turn, turn_term = rows.to_rows(result.per_turn), rows.to_rows(result.turn)
+            per_row = result.trajectory[rows.trajectory]
+            tokens = broadcast(per_turn, mask, spans)
+            ro = rows.rollouts
+            stats_of = (result, ro.turns, ro.lengths, ro.success, ro.group)
+            logged = (ro.group.tolist(), ro.reward, ro.success, ro.turns, ro.lengths, result.trajectory, result.turn)
+        log = self._verdict_log()
+        if log is not None:  # one record per trajectory, in either layout
+            log.advantages(step, *logged)
+        return TokenAdvantages(tokens, self._stats(*stats_of), per_row, per_turn, turn_term, turns, lengths, flags)
 
     @staticmethod
     def final_turns(mask: torch.Tensor) -> list[tuple[int, int] | None]:
@@ -415,10 +451,21 @@ class Shaper:
         return explain(text, _query(query), self.scorer.store, self.config.mode)
 
     def describe(self) -> dict[str, Any]:
-        """Everything a user should see before launching a run."""
+        """Everything a user should see before launching a run (estimator-only: what the estimator uses)."""
         decay = self.alpha_decay
+        estimator = {
+            "estimator": self.config.estimator, "estimator_options": dict(self.config.estimator_options),
+            "alpha": ({"init": decay.init, "final": decay.final, "steps": decay.steps}
+                      if takes_alpha(self.estimator) else None),
+            "success": self.config.success.model_dump(exclude_none=True),
+            "step_convention": "optimizer steps completed, from 0",
+        }
+        if self.estimator_only:
+            return {"database": None, "estimator_only": True, **estimator, "log_dir": self.config.log_dir,
+                    "plugins": plugins.versions()}
         return {
-            "database": str(self.database_path), "backend": self.config.backend, "mode": self.config.mode,
+            "database": None if self.database_path is None else str(self.database_path),
+            "backend": self.config.backend, "mode": self.config.mode,
             "schedule": self.schedule.name,
             "stages": [{"name": s.name, "from_step": s.start,
                         "until_step": nxt.start if nxt else None, "weights": dict(s.weights)}

@@ -4,7 +4,9 @@ OpenRLHF 0.11 chooses its estimator from a fixed list and has no registry, so th
 estimator (``group_norm``) and this wrapper, installed in the trainer actor by ``register``:
 
 1. rescores every sample at the trainer's step (the rollout side cannot know it), so a staged schedule follows
-   training and the logged metrics are the ones the advantages use;
+   training and the logged metrics are the ones the advantages use; in estimator-only use (a config without a
+   database: any reward function or agent) the run's own rewards are kept, and success is
+   ``rewards >= success.threshold`` or the 0/1 ``scores`` the reward function returned (``success.flag: scores``);
 2. calls OpenRLHF's own method, which keeps its length penalties, FP32 promotion and group-std logging;
 3. overwrites ``advantages`` and ``returns`` with the facade's per-token advantages, computed over the whole
    batch (a group's samples are spread over micro-batches of different widths; group id = ``index // n``).
@@ -24,7 +26,7 @@ import numpy as np
 import torch
 from planshape.shaping.facade import ConfigError, Shaper
 
-from .config import global_steps, shaper_from_env
+from .config import check_success_flag, global_steps, shaper_from_env
 from .version import check_version
 
 check_version()
@@ -76,9 +78,19 @@ def rescore(shaper: Shaper, tokenizer: Any, experiences: Sequence[Any], step: in
     return successes
 
 
+def task_success(shaper: Shaper, experiences: Sequence[Any], step: int) -> torch.Tensor:
+    """Estimator-only success from the run's own rewards (threshold) or its ``scores`` (flag)."""
+    rewards = torch.cat([exp.rewards.float().reshape(-1) for exp in experiences])
+    passed = None
+    if shaper.config.success.by == "flag":
+        passed = torch.cat([torch.as_tensor(exp.scores).float().reshape(-1) for exp in experiences]).numpy()
+    return torch.as_tensor(shaper.success_of(rewards.numpy(), step, passed))
+
+
 def write_advantages(shaper: Shaper, experiences: Sequence[Any], n_samples: int, step: int,
-                     success: torch.Tensor | None = None) -> None:
-    """Per-token advantages of the whole batch from the facade, written back micro-batch by micro-batch."""
+                     success: torch.Tensor | None = None, scores: torch.Tensor | None = None) -> None:
+    """Per-token advantages of the whole batch from the facade, written back micro-batch by micro-batch;
+    ``scores``: the rewards to estimate from (default: the experiences' ``rewards``)."""
     widths = [exp.action_mask.shape[1] for exp in experiences]
     sizes = [exp.action_mask.shape[0] for exp in experiences]
     mask = torch.zeros(sum(sizes), max(widths), dtype=torch.long)
@@ -87,7 +99,8 @@ def write_advantages(shaper: Shaper, experiences: Sequence[Any], n_samples: int,
         mask[row:row + size, :width] = exp.action_mask.long()
         row += size
     index = np.asarray([i for exp in experiences for i in exp.index], dtype=np.int64) // n_samples
-    scores = torch.cat([exp.rewards.float() for exp in experiences])
+    if scores is None:
+        scores = torch.cat([exp.rewards.float() for exp in experiences])
     result = shaper.advantages(scores, mask, index, step, success)
     tokens = result.tokens.split(sizes)
     for exp, block, width in zip(experiences, tokens, widths, strict=True):
@@ -104,9 +117,13 @@ def wrap_compute_advantages(original: Callable[..., Any]) -> Callable[..., Any]:
     def compute_advantages_and_returns(self: Any, experiences: list[Any]) -> list[Any]:
         shaper: Shaper = getattr(self, SHAPER)
         step = int(getattr(self, STEP, 0))
-        success = torch.cat(rescore(shaper, self.tokenizer, experiences, step))
+        if shaper.estimator_only:
+            success = task_success(shaper, experiences, step)
+        else:
+            success = torch.cat(rescore(shaper, self.tokenizer, experiences, step))
+        scores = torch.cat([exp.rewards.float().reshape(-1) for exp in experiences])  # before OpenRLHF shapes them
         experiences = original(self, experiences)
-        write_advantages(shaper, experiences, self.args.rollout.n_samples_per_prompt, step, success)
+        write_advantages(shaper, experiences, self.args.rollout.n_samples_per_prompt, step, success, scores)
         return experiences
 
     setattr(compute_advantages_and_returns, PATCHED, True)
@@ -124,7 +141,9 @@ def wrap_trainer_init(original: Callable[..., None]) -> Callable[..., None]:
         maker = self.experience_maker
         loader = getattr(self, "prompts_dataloader", None)  # PPOTrainer has one; the async TrainingActor not
         prompts = len(loader.dataset) if loader is not None and hasattr(loader, "dataset") else None
-        setattr(maker, SHAPER, shaper_from_env(global_steps(self.args, prompts)))
+        shaper = shaper_from_env(global_steps(self.args, prompts))
+        check_success_flag(shaper)
+        setattr(maker, SHAPER, shaper)
         train_step = self.train_step
 
         @functools.wraps(train_step)

@@ -18,7 +18,7 @@ from unittest import mock
 from planshape.shaping.facade import ConfigError
 
 from .advantages import check_trainer_args
-from .config import global_steps, shaper_for
+from .config import check_success_flag, global_steps, shaper_for
 
 
 class _Parsed(Exception):
@@ -67,6 +67,7 @@ def check_launch(argv: Sequence[str], config: str) -> dict[str, Any]:
     args = parse_launch(argv)
     check_trainer_args(args)
     shaper = shaper_for(config, global_steps(args, local_prompts(args)))  # what the setup hook will build
+    check_success_flag(shaper)
     files = [p for p in (args.train.agent_func_path, *(args.reward.remote_url or [])) if p and p.endswith(".py")]
     missing = [p for p in files if not Path(p).is_file()]
     if missing:

@@ -49,6 +49,17 @@ def global_steps(args: Any, prompts: int | None) -> int | None:
     return math.ceil(prompts / rollout.batch_size) * args.train.num_episodes
 
 
+FLAG = "scores"  # the per-sample field OpenRLHF carries beside the reward: what success.flag may name
+
+
+def check_success_flag(shaper: Shaper) -> None:
+    """Estimator-only ``success.by='flag'`` can only read ``scores``: refused at start-up otherwise."""
+    success = shaper.config.success
+    if success.by == "flag" and success.flag != FLAG:
+        raise ConfigError(f"success.flag={success.flag!r}: OpenRLHF carries one per-sample field beside the reward, "
+                          f"the reward function's {FLAG!r} (0/1 here); use success: {{by: flag, flag: {FLAG}}}")
+
+
 def rollout_shaper(config: str) -> Shaper:
     """The ``Shaper`` of a rollout actor (reward file, agent). A schedule whose weights change with the step
     needs the trainer-side hook, since a rollout actor never sees the step: without it the run would stay in

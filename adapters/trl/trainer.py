@@ -5,7 +5,9 @@ TRL 1.16 computes advantages inline in ``_generate_and_score_completions`` and o
 that, and only translates:
 
 * scores: TRL's own scalar reward, ``nansum(reward_weights * rewards_per_func)`` over the gathered batch
-  (kept from ``_calculate_rewards``); success: the planshape column of that batch, read by the facade;
+  (kept from ``_calculate_rewards``); success: the planshape column of that batch, read by the facade; in
+  estimator-only use (``planshape=`` a config without a database, any ``reward_funcs``), the scalar reward
+  against ``success.threshold``, or the 0/1 column of the reward function ``success.flag`` names;
 * turns: runs of 1s in ``completion_mask * tool_mask`` (tool results are 0), gathered across processes;
 * groups: contiguous blocks of ``num_generations`` in the gathered order (TRL's own ``view(-1, G)``);
 * step: ``state.global_step`` at generation time, so α is frozen over a reuse window
@@ -29,6 +31,7 @@ import torch  # noqa: E402
 from planshape.shaping.facade import ConfigError, Shaper  # noqa: E402
 from trl import GRPOTrainer  # noqa: E402
 
+from .config import run_shaper  # noqa: E402
 from .reward import PlanshapeReward  # noqa: E402
 
 logger = logging.getLogger(__name__)
@@ -40,16 +43,26 @@ SIGN_GATED_LOSSES = ("sapo", "vespo")
 class PlanPOMixin:
     """Put before a ``GRPOTrainer`` (sub)class: ``class T(PlanPOMixin, GRPOTrainer)``.
 
-    The shaping configuration is the one of the ``PlanshapeReward`` in ``reward_funcs``; there must be one.
+    The shaping configuration is the one of the ``PlanshapeReward`` in ``reward_funcs`` (there must be one), or,
+    for any other task, ``planshape=``: an estimator-only config (mapping, file, text) or ``Shaper``.
     """
 
     shaper: Shaper
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
+    def __init__(self, *args: Any, planshape: Any = None, **kwargs: Any) -> None:
         # Forwards the trainer's own constructor unchanged; the checks below need its resolved arguments.
         super().__init__(*args, **kwargs)
-        self._planshape_column = planshape_column(self.reward_funcs)
-        self.shaper = checked_shaper(self.reward_funcs[self._planshape_column].shaper, self.args)
+        if planshape is None:
+            self._planshape_column: int | None = planshape_column(self.reward_funcs)
+            shaper = self.reward_funcs[self._planshape_column].shaper
+        else:
+            self._planshape_column = None
+            shaper = planshape if isinstance(planshape, Shaper) else run_shaper(planshape, self.args.max_steps)
+            if not shaper.estimator_only:
+                raise ConfigError("planshape= is for a task of your own (a config without database); to train on "
+                                  "TravelPlanner put a PlanshapeReward in reward_funcs instead")
+        self.shaper = checked_shaper(shaper, self.args)
+        self._planshape_flag = flag_column(self.shaper, self.reward_func_names)
         self._planshape_rewards: torch.Tensor | None = None
 
     def _calculate_rewards(self, inputs, prompts, completions, completion_ids_list):
@@ -65,7 +78,12 @@ class PlanPOMixin:
 
         rewards = self._planshape_rewards
         scores = (rewards * self.reward_weights.to(rewards.device).unsqueeze(0)).nansum(dim=1)
-        success = self.shaper.success_from_rewards(rewards[:, self._planshape_column].cpu().numpy(), step)
+        if self._planshape_flag is not None:  # the trainer's own per-sample flag: one reward function's column
+            success = self.shaper.success_of(scores.cpu().numpy(), step,
+                                             rewards[:, self._planshape_flag].cpu().numpy())
+        else:
+            column = scores if self._planshape_column is None else rewards[:, self._planshape_column]
+            success = self.shaper.success_from_rewards(column.cpu().numpy(), step)
 
         mask = output["completion_mask"]
         if output.get("tool_mask") is not None:
@@ -103,6 +121,17 @@ def planshape_column(reward_funcs: list[Any]) -> int:
         raise ConfigError(f"the PlanPO trainer needs exactly one PlanshapeReward in reward_funcs (it carries the "
                           f"shaping config and the success flags), found {len(found)}")
     return found[0]
+
+
+def flag_column(shaper: Shaper, names: list[str]) -> int | None:
+    """With ``success.by='flag'``, the position of the reward function it names (its values: 0 or 1 per sample)."""
+    success = shaper.config.success
+    if success.by != "flag":
+        return None
+    if success.flag not in names:
+        raise ConfigError(f"success.flag={success.flag!r} names no reward function of this trainer; its reward "
+                          f"functions are {names} (a function's __name__; its 0/1 values are the success flags)")
+    return names.index(success.flag)
 
 
 def checked_shaper(shaper: Shaper, args: Any) -> Shaper:

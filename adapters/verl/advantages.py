@@ -60,14 +60,17 @@ def _step() -> int:
 
 def compute_planpo_advantage(token_level_rewards: torch.Tensor, response_mask: torch.Tensor,
                              index: np.ndarray | None = None, config: Any = None,
-                             reward_baselines: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+                             reward_baselines: torch.Tensor | None = None, trajectory: Any = None,
+                             turn_order: Any = None) -> tuple[torch.Tensor, torch.Tensor]:
     """VERL's estimator contract: the keyword arguments ``compute_advantage`` passes in 0.9.1; returns
-    (advantages, returns), both (B, L), zero outside the response mask."""
+    (advantages, returns), both (B, L), zero outside the response mask. ``trajectory`` / ``turn_order``: the
+    row-per-turn layout of V1's multi-output sessions (``multi_output.py``)."""
     if index is None:
         raise ValueError("planpo needs the prompt-group ids (VERL passes them as 'index' from the batch's 'uid')")
     shaper = shaper_for(algorithm_block(config))
     scores = token_level_rewards.sum(dim=-1).detach().float().cpu().numpy()
-    result = shaper.advantages(scores, response_mask, np.asarray(index, dtype=object), _step())
+    result = shaper.advantages(scores, response_mask, np.asarray(index, dtype=object), _step(),
+                               trajectory=trajectory, turn_order=turn_order)
     last_stats.clear()
     last_stats.update(result.stats)
     tokens = result.tokens.to(device=token_level_rewards.device, dtype=token_level_rewards.dtype)

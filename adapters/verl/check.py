@@ -110,6 +110,10 @@ def _reward(cfg: Any, report: Report, estimator_config: Any) -> None:
                                  "reward.reward_manager.name=planshape to keep one block")
         report.lines.append(f"reward: compute_score from {custom.path} under the {manager.name} manager")
         return
+    if estimator_config is not None and estimator_config.estimator_only:
+        report.lines.append(f"reward: the run's own ({manager.name} manager); planpo estimates from it, success by "
+                            f"{estimator_config.success.by} (estimator-only: no TravelPlanner database)")
+        return
     report.warnings.append("the reward is not planshape's (neither reward.reward_manager.name=planshape nor "
                            f"reward.custom_reward_function.path={REWARD_MODULE})")
 
@@ -181,7 +185,10 @@ def check(overrides: list[str]) -> Report:
                                        "world, not TravelPlanner's database")
         _reward(cfg, report, estimator_config)
         tool_config = estimator_config
-        _tools(cfg, report, tool_config.tools.max_chars if tool_config is not None else None)
+        if tool_config is not None and tool_config.estimator_only:
+            report.lines.append("tools: the run's own (estimator-only: planshape's TravelPlanner tools not used)")
+        else:
+            _tools(cfg, report, tool_config.tools.max_chars if tool_config is not None else None)
         _trainer(cfg, report, estimator_config)
     except ConfigError as exc:
         lines = [line.strip() for line in str(exc).splitlines() if line.strip()]

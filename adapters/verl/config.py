@@ -42,7 +42,13 @@ def block_mapping(block: Any) -> dict[str, Any]:
 
 @lru_cache(maxsize=8)
 def _shaper(canonical: str, run_steps: int | None) -> Shaper:
-    return Shaper.from_mapping(json.loads(canonical), run_steps, "trainer.total_training_steps")
+    shaper = Shaper.from_mapping(json.loads(canonical), run_steps, "trainer.total_training_steps")
+    if shaper.config.success.by == "flag":
+        raise ConfigError(f"{BLOCK}.success: by=flag cannot work in VERL 0.9: its advantage step passes an estimator "
+                          "the token rewards, the mask and the uids, never the reward's extra info; use "
+                          f"+algorithm.{BLOCK}.success.by=threshold +algorithm.{BLOCK}.success.threshold=<R of a "
+                          "success> (the PlanPO paper: 10)")
+    return shaper
 
 
 def shaper_for(block: Any, run_steps: int | None = None) -> Shaper:
@@ -58,7 +64,8 @@ def algorithm_block(algorithm: Any) -> Any:
         raise ConfigError(
             f"no planshape settings: add them to the VERL command line, e.g. "
             f"+algorithm.{BLOCK}.database=/path/to/travelplanner/database +algorithm.{BLOCK}.schedule=curriculum-8b "
-            f"(or +algorithm.{BLOCK}.{FILE_KEY}=planshape.yaml)")
+            f"(or +algorithm.{BLOCK}.{FILE_KEY}=planshape.yaml); with your own reward and no TravelPlanner, "
+            f"+algorithm.{BLOCK}.success.by=threshold +algorithm.{BLOCK}.success.threshold=10 (docs/any-task.md)")
     return block
 
 

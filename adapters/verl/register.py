@@ -6,8 +6,9 @@ here at import time, are idempotent (same objects every time; a second import is
 failure is logged at ERROR with what to do before VERL hides it.
 
 Registered: the ``planpo`` advantage estimator, the ``planshape`` reward-loop manager and the ``planshape`` V1
-trainer (``trainer.v1.trainer_mode=planshape``: the sync trainer that logs planshape's metrics). The tools need
-no registration: VERL's tool loader imports the classes the tool YAML names.
+trainer (``trainer.v1.trainer_mode=planshape``: the sync trainer that logs planshape's metrics); V1's multi-output
+dispatch is wrapped so that ``planpo`` sees a session's outputs as one trajectory (``multi_output.py``).
+The tools need no registration: VERL's tool loader imports the classes the tool YAML names.
 """
 
 from __future__ import annotations
@@ -33,6 +34,9 @@ def register() -> None:
         registry.register(MANAGER_NAME)(PlanshapeRewardManager)
     if trainer_base.TRAINER_REGISTRY.get(TRAINER_NAME) is not PlanshapeTrainer:
         trainer_base.register_trainer(TRAINER_NAME)(PlanshapeTrainer)
+    from . import multi_output
+
+    multi_output.install()
 
 
 def registered() -> dict[str, bool]:

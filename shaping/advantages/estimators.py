@@ -19,7 +19,7 @@ from .inputs import group_codes
 
 __all__ = ["Advantages", "Rollouts", "grpo", "group_codes", "planpo", "segment_normalise"]
 
-GROUPINGS = ("index-success", "index", "task")
+GROUPINGS = ("index-success", "index", "task", "index-final")
 FAILURE_CREDIT = ("none", "turn-cap")
 
 
@@ -145,10 +145,19 @@ def planpo(
       point of the task. "index" leaks the success signal (already in A^E) into the length term: a success
       gets A^S > 0 next to an active failure even with equal lengths. "task" ranks a trajectory's turns against
       each other, so even identical trajectories get non-zero A^S (a long final-answer turn is always
-      penalised). The default's known cost, shared with "index": its baseline at turn t depends on which
-      trajectories are still active at t, i.e. on the policy's own stopping turns (verl RFC #7244; see
-      tests/shaping/test_advantages.py). Under "task", a task with fewer than two successful trajectories
-      gets A^S = 0: length is only credited relative to another success.
+      penalised). The default's known cost, shared with "index" and "task": a turn that ends its trajectory at
+      t is measured against turns that went on, so when final turns are longer than the others the turn term
+      pushes towards more turns ("index-final" below; docs/turn-baseline.md). With equal lengths the per-index
+      readings do not push, though the baseline at t depends on who is still active at t. Under "task", a
+      task with fewer than two successful trajectories gets A^S = 0: length is only credited relative to
+      another success.
+      ``"index-final"`` (not in the paper; docs/turn-baseline.md): as "index-success", except that a
+      trajectory's final turn is compared with the other successes' final turns of the task, at whatever index
+      they came. Under the per-index readings the turn that ends a trajectory at t is measured against turns
+      that went on at t; when final turns are longer or shorter than the others (a final answer vs tool calls),
+      the baseline then favours going on or stopping, an implicit push on turn count that no outcome asked for.
+      Here a stop and a continue are each measured against their own kind, so that push is zero in expectation
+      (``benchmarks/turn_count_bias.py``); use it when final turns differ in length from the others.
     * Turns of failed trajectories get A^S = 0 under "task" and "index-success".
     * ``norm``: "std" (F_norm = std + ε) or "none" (F_norm = 1).
     * ``failure_credit``: "none" (the paper: failures get R^E = 0, whatever their shaped reward) or
@@ -194,6 +203,12 @@ def planpo(
         count = np.cumsum(steps[:-1]).astype(np.float64)
         if grouping == "index":
             w = None
+        elif grouping == "index-final":  # final turns leave their index segment for their group's final segment
+            final = np.cumsum(T)[T > 0] - 1
+            segment = segment.copy()
+            segment[final] = n_segments + g[T > 0]
+            n_segments += n_groups
+            count = np.bincount(segment, weights=w, minlength=n_segments)
     a_s = _normalise(rs, segment, w, count, use_std, eps)
     if grouping == "task":
         successes = np.bincount(g, weights=ok.astype(np.float64), minlength=n_groups)

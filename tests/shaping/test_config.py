@@ -25,7 +25,7 @@ def test_defaults_are_the_papers():
 @pytest.mark.parametrize(("changes", "expected"), [
     ({"estimater": "grpo"}, "estimater: unknown key; allowed: ['database', 'backend', 'mode'"),
     ({"alpha": {"init": 0.1, "stpes": 3}}, "alpha.stpes: unknown key; allowed: ['init', 'final', 'steps']"),
-    ({"success": {"by": "pass", "treshold": 1}}, "success.treshold: unknown key; allowed: ['by', 'threshold']"),
+    ({"success": {"by": "pass", "treshold": 1}}, "success.treshold: unknown key; allowed: ['by', 'threshold', 'flag']"),
     ({"estimator": "ppo"}, "estimator: unknown advantage estimator 'ppo'; known: ['grpo', 'planpo']"),
     ({"schedule": "curriculum-9b"}, "schedule: unknown schedule 'curriculum-9b'; choose one of ['curriculum-32b'"),
     ({"schedule": {"stages": [{"start": 5, "weights": "stage1"}]}}, "the first stage must start at step 0"),
@@ -42,7 +42,7 @@ def test_defaults_are_the_papers():
     ({"total_steps": None}, "total_steps: estimator 'planpo' decays α over the run"),
     ({"total_steps": 0}, "total_steps: Input should be greater than 0"),
     ({"success": {"by": "threshold"}}, "success: give 'threshold' exactly when by='threshold'"),
-    ({"success": {"by": "first"}}, "success.by: Input should be 'pass' or 'threshold'"),
+    ({"success": {"by": "first"}}, "success.by: Input should be 'pass', 'threshold' or 'flag'"),
     ({"schedule": {"stages": [{"start": 0, "weights": [1, 0, 0, 0, 0]}]}},
      "success: schedule 'custom', stage 'stage1': its maximum reward does not imply the final pass"),
     ({"component_weights": {"pass": 2.0}}, "'pass' is weighted by the schedule"),
@@ -57,9 +57,9 @@ def test_each_mistake_names_the_field_and_what_is_allowed(changes, expected):
 def test_database_must_exist(tmp_path):
     message = error(database=str(tmp_path / "nowhere"))
     assert "database: " in message and "does not exist" in message and "'sample'" in message
-    missing = {k: v for k, v in GOOD.items() if k != "database"}
-    with pytest.raises(ConfigError, match="database: required"):
-        ShapingConfig.from_mapping(missing)
+    missing = {k: v for k, v in GOOD.items() if k != "database"}  # estimator-only: TravelPlanner fields refused
+    with pytest.raises(ConfigError, match="set without a database, so nothing would use it"):
+        ShapingConfig.from_mapping({**missing, "mode": "official"})
 
 
 def test_every_error_is_reported_at_once():
