@@ -83,9 +83,10 @@ def _put_step(tq, trainer, tokenizer, sample_rows, global_steps: int):
                               extra_fields={"reward_extra_info": scored["reward_extra_info"],
                                             "min_global_steps": global_steps - 1, "max_global_steps": global_steps - 1})
         field = out.as_dict()
-        field.update({"uid": row["group"], "global_steps": global_steps})
+        uid = f"{row['group']}-step{global_steps}"  # VERL draws a fresh uid per prompt and step
+        field.update({"uid": uid, "global_steps": global_steps})
         fields.append(field)
-        keys.append(f"{row['group']}_{row['trajectory']}_step{global_steps}")
+        keys.append(f"{uid}_{row['trajectory']}_0")  # V1's key: {uid}_{session_id}_{index}
         tags.append({"status": "success", "global_steps": global_steps, "min_global_steps": global_steps - 1,
                      "max_global_steps": global_steps - 1})
     batch = tq.kv_batch_put(keys=keys, partition_id="train", fields=list_of_dict_to_tensordict(fields), tags=tags)
