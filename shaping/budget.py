@@ -1,15 +1,24 @@
 """Time budgets for scoring: a sample that runs too long gets failure ``timeout``, never a stalled step.
 
 Scoring is bounded by construction (size caps, linear parsers); this is the guard for what slips through
-(a plugin's slow check, a pathological input nobody found yet). In-process, the budget is enforced with a
-real-time timer (``SIGALRM``, on the main thread of a Unix process) that interrupts Python code; code stuck
-inside one C call (a regex, a database query) is only stopped by the process pool (``scoring_pool``), which
-kills the worker. Either way a sample that finishes after its budget still counts as ``timeout``, so the
-reward never depends on how loaded the machine was.
+(a plugin's slow check, a pathological input nobody found yet). In-process, the budget holds on any thread,
+because trainers score off the main thread too (VERL's reward loop in an executor, OpenRLHF's agent in
+``asyncio.to_thread``), where ``SIGALRM`` cannot reach:
+
+* on the main thread of a Unix process, a real-time timer (``SIGALRM``) interrupts Python code and sleeps;
+* on any other thread, the sample runs in a thread of its own and the caller waits at most the budget: past
+  it the caller gets ``timeout`` at once, and the sample's thread is sent ``Overrun`` (which stops Python code
+  at its next instruction; a sleep or other blocking C call is left to finish in the background, its result
+  discarded).
+
+Code stuck inside one C call that holds the GIL (a regex) is only stopped by the process pool
+(``scoring_pool``), which kills the worker. Either way a sample that finishes after its budget still counts as
+``timeout``, so the reward never depends on how loaded the machine was.
 """
 
 from __future__ import annotations
 
+import ctypes
 import math
 import signal
 import threading
@@ -73,15 +82,64 @@ def time_limit(seconds: float | None) -> Iterator[None]:
             signal.setitimer(signal.ITIMER_REAL, max(outer - (time.monotonic() - start), 1e-6), interval)
 
 
+def _interrupt(thread: threading.Thread) -> None:
+    """Raise ``Overrun`` in ``thread`` at its next Python instruction (CPython's asynchronous exception)."""
+    if thread.ident is not None:
+        ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(thread.ident), ctypes.py_object(Overrun))
+
+
+def _run_watched(fn: Callable[..., Any], args: Sequence[Any], seconds: float) -> tuple[bool, Any]:
+    """``fn(*args)`` in a daemon thread, waited for at most ``seconds``: (finished, result); an exception
+    ``fn`` raised is re-raised here. Past the budget the thread is sent ``Overrun`` and left behind."""
+    outcome: list[tuple[bool, Any]] = []
+    lock = threading.Lock()
+    done = threading.Event()
+    abandoned = False
+
+    def target() -> None:
+        try:
+            try:
+                result: tuple[bool, Any] = (True, fn(*args))
+            except Overrun:
+                return
+            except BaseException as exc:  # noqa: BLE001 - handed to the caller, which re-raises it
+                result = (False, exc)
+            with lock:
+                if not abandoned:
+                    outcome.append(result)
+                    done.set()
+        except Overrun:  # arrived after fn returned: the caller has already moved on
+            pass
+
+    thread = threading.Thread(target=target, name="planshape-sample", daemon=True)
+    thread.start()
+    done.wait(seconds)
+    with lock:
+        if not outcome:
+            abandoned = True
+            _interrupt(thread)
+            return False, None
+    ok, value = outcome[0]
+    if not ok:
+        raise value
+    return True, value
+
+
 def run_with_budget(fn: Callable[..., Any], args: Sequence[Any], seconds: float | None) -> Any:
-    """``fn(*args)``, or ``Failed(timeout)`` when it ran past ``seconds``."""
+    """``fn(*args)``, or ``Failed(timeout)`` when it ran past ``seconds`` (on any thread)."""
     start = time.perf_counter()
-    try:
-        with time_limit(seconds):
-            result = fn(*args)
-    except Overrun:
-        elapsed = time.perf_counter() - start
-        return Failed(TIMEOUT, f"scoring stopped after {elapsed:.3g} s (budget {seconds:g} s)", elapsed)
+    if seconds is not None and not timer_available():
+        finished, result = _run_watched(fn, args, seconds)
+        if not finished:
+            elapsed = time.perf_counter() - start
+            return Failed(TIMEOUT, f"scoring stopped after {elapsed:.3g} s (budget {seconds:g} s)", elapsed)
+    else:
+        try:
+            with time_limit(seconds):
+                result = fn(*args)
+        except Overrun:
+            elapsed = time.perf_counter() - start
+            return Failed(TIMEOUT, f"scoring stopped after {elapsed:.3g} s (budget {seconds:g} s)", elapsed)
     elapsed = time.perf_counter() - start
     if seconds is not None and elapsed > seconds:
         return Failed(TIMEOUT, f"scoring took {elapsed:.3g} s (budget {seconds:g} s)", elapsed)

@@ -5,6 +5,10 @@ agent-loop workers), but only imports it, and swallows its errors at DEBUG level
 here at import time, are idempotent (same objects every time; a second import is a no-op), and an import
 failure is logged at ERROR with what to do before VERL hides it.
 
+Import order does not matter: when a user imports ``reward`` (or ``advantages``) before anything imported
+``verl``, that module's own ``import verl`` runs this one while it is itself half-initialised. Each object is
+then registered when its module finishes (the module calls ``register()`` at its end), not looked up early.
+
 Registered: the ``planpo`` advantage estimator and the ``planshape`` reward-loop manager. The tools need no
 registration: VERL's tool loader imports the classes the tool YAML names.
 """
@@ -21,13 +25,14 @@ def register() -> None:
     from verl.experimental.reward_loop.reward_manager import registry
     from verl.trainer.ppo import core_algos
 
-    from .advantages import NAME, compute_planpo_advantage
-    from .reward import MANAGER_NAME, PlanshapeRewardManager
+    from . import advantages, reward  # either may be half-initialised (see above): it registers when done
 
-    if core_algos.ADV_ESTIMATOR_REGISTRY.get(NAME) is not compute_planpo_advantage:
-        core_algos.register_adv_est(NAME)(compute_planpo_advantage)
-    if registry.REWARD_MANAGER.get(MANAGER_NAME) is not PlanshapeRewardManager:
-        registry.register(MANAGER_NAME)(PlanshapeRewardManager)
+    estimator = getattr(advantages, "compute_planpo_advantage", None)
+    if estimator is not None and core_algos.ADV_ESTIMATOR_REGISTRY.get(advantages.NAME) is not estimator:
+        core_algos.register_adv_est(advantages.NAME)(estimator)
+    manager = getattr(reward, "PlanshapeRewardManager", None)
+    if manager is not None and registry.REWARD_MANAGER.get(reward.MANAGER_NAME) is not manager:
+        registry.register(reward.MANAGER_NAME)(manager)
 
 
 def registered() -> dict[str, bool]:

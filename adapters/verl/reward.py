@@ -105,3 +105,16 @@ class PlanshapeRewardManager(RewardManagerBase):
             None, lambda: self.tokenizer.decode(responses[:length], skip_special_tokens=True))
         fields = await self.loop.run_in_executor(None, score_fields, self.shaper, text, ground_truth, step)
         return {"reward_score": fields["score"], "reward_extra_info": fields}
+
+
+def _finish_registration() -> None:
+    """Imported before ``verl``, this module's ``import verl`` ran the plugin while it was half-initialised,
+    so the manager is registered now that it exists (register.py); never where VERL did not load the plugin."""
+    import sys
+
+    plugin = sys.modules.get(f"{__package__}.register")
+    if plugin is not None and hasattr(plugin, "register"):
+        plugin.register()
+
+
+_finish_registration()
