@@ -124,6 +124,14 @@ def test_the_budget_holds_off_the_main_thread(stall_plugin):
     assert len(left) == 1
 
 
+def test_by_default_every_trainer_scores_in_process_under_a_budget():
+    """The adapters' stall tests change only the budget's length (to keep the suites quick): this is the rest."""
+    from planshape.shaping.config import ShapingConfig
+
+    assert ShapingConfig.model_fields["workers"].default == 0
+    assert ShapingConfig.model_fields["sample_budget_s"].default == 10.0
+
+
 def test_off_the_main_thread_errors_and_results_come_back_as_on_it():
     def run() -> None:
         out["ok"] = run_with_budget(lambda x: x * 2, (21,), 1.0)
