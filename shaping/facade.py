@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property, partial
@@ -38,6 +39,7 @@ from .observe.metric_names import ADVANTAGE_STATS, PREFIX, metric_name
 from .observe.monitor import MONITOR_METRICS, NOT_CHECKED, Watch
 from .observe.sample_log import SampleLog
 from .observe.verdict_log import CHECK_KEYS, NOT_RUN, verdict_code
+from .preflight import Report, check_database
 from .reward import RewardResult, Scorer
 from .splits import PLANNER_R1_VAL_SIZE, split_queries
 
@@ -48,8 +50,8 @@ if TYPE_CHECKING:
     from .scoring_pool import ScoringPool
 
 
-__all__ = ["ConfigError", "NO_ANSWER", "PASSED", "PREFIX", "SampleScore", "Shaper", "ShapingConfig", "TokenAdvantages",
-           "add_split_arguments", "as_mapping", "hookimpl", "metric_name"]
+__all__ = ["ConfigError", "NO_ANSWER", "PASSED", "PREFIX", "Report", "SampleScore", "Shaper", "ShapingConfig",
+           "TokenAdvantages", "add_split_arguments", "as_mapping", "check_database", "hookimpl", "metric_name"]
 
 
 
@@ -179,7 +181,7 @@ class Shaper:
         return scores
 
     def _score_now(self, text: Any, query: Query | Mapping[str, Any], step: int) -> SampleScore:
-        query = query if isinstance(query, Query) else Query.from_record(query)
+        query = _parse_query(query)
         return replace(self._wrap(self.scorer.score(text, query, step)), level=query.level or "", days=query.days)
 
     def _finish(self, outcome: SampleScore | Failed, step: int, query: Query | Mapping[str, Any]) -> SampleScore:
@@ -197,7 +199,7 @@ class Shaper:
         level, days = "", 0
         if query is not None:
             try:
-                parsed = query if isinstance(query, Query) else Query.from_record(_query(query))
+                parsed = _parse_query(_query(query))
                 level, days = parsed.level or "", parsed.days
             except (ValueError, TypeError):  # the query itself may be what could not be read
                 pass
@@ -285,15 +287,18 @@ class Shaper:
         return self.config.staged
 
     @staticmethod
-    def steps_completed(step_being_run: Any) -> int | None:
+    def steps_completed(step_being_run: Any, field: str = "global_steps") -> int | None:
         """planshape's step from a trainer counter that starts at 1 for the first step (VERL's ``global_steps``):
-        one less, never below 0; None when there is no usable counter."""
-        if step_being_run is None or isinstance(step_being_run, bool):
+        one less, never below 0; None when there is no counter. A counter that is not a whole number (``inf``,
+        ``"x"``, ``True``) is a trainer-side error: ``ValueError`` naming ``field``."""
+        if step_being_run is None:
             return None
-        try:
-            return max(int(step_being_run) - 1, 0)
-        except (TypeError, ValueError):
-            return None
+        value = step_being_run.item() if isinstance(step_being_run, np.generic) else step_being_run
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) \
+                or value != int(value):
+            raise ValueError(f"{field} must be a whole number of steps (the trainer's step counter), got "
+                             f"{step_being_run!r}")
+        return max(int(value) - 1, 0)
 
     # --- advantages ----------------------------------------------------------------------------------------
 
@@ -383,6 +388,12 @@ class Shaper:
         return [record for record, _ in read_query_rows(source)]
 
     @staticmethod
+    def read_query(label: Query | Mapping[str, Any] | str) -> Query:
+        """A trainer's query label (a record, its JSON text, or a ``Query``) read as the reward reads it;
+        ``ValueError`` saying what it must be (what a preflight runs on a data file's first row)."""
+        return _parse_query(_query(label))
+
+    @staticmethod
     def query_json(record: Mapping[str, Any]) -> str:
         """A query as the reward reads it back from a dataset row (every trainer's label column): the record's
         query fields as JSON text; the plan and reference information stay out (large, and never read)."""
@@ -436,15 +447,30 @@ def _step(step: Any) -> int:
 
 
 def _query(query: Query | Mapping[str, Any] | str) -> Query | Mapping[str, Any]:
+    """A trainer-side query (a dataset label): its JSON text is parsed here, nesting bounded; a bad one raises
+    ``ValueError`` saying what it must be (the one reading of every trainer's label)."""
+    if isinstance(query, (bytes, bytearray)):
+        query = bytes(query).decode("utf-8", "replace")
     if isinstance(query, str):
         try:
             query = json.loads(query)
+        except RecursionError:
+            raise ValueError("query text nests too deeply to be a TravelPlanner record") from None
         except ValueError as exc:
             raise ValueError(f"query text is not JSON ({exc})") from None
     if not isinstance(query, (Query, Mapping)):
         raise ValueError(f"a query is a TravelPlanner record (mapping), its JSON text or a Query, "
                          f"got {type(query).__name__}")
     return query
+
+
+def _parse_query(query: Query | Mapping[str, Any]) -> Query:
+    if isinstance(query, Query):
+        return query
+    try:
+        return Query.from_record(query)
+    except RecursionError:
+        raise ValueError("the query record nests too deeply to be a TravelPlanner record") from None
 
 
 def _pool_scorer(config: dict[str, Any]):

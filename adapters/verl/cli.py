@@ -35,14 +35,7 @@ def _check(args: argparse.Namespace) -> int:
         report = check(args.overrides)
     except UnsupportedVerlError as exc:  # a user error: one line, exit 2, like the other commands
         raise ValueError(str(exc)) from None
-    for line in report.lines:
-        print(line)
-    for warning in report.warnings:
-        print(f"warning: {warning}", file=sys.stderr)
-    if report.errors:
-        raise ValueError("; ".join(report.errors))
-    print("ok: the config composes and planshape is set up")
-    return 0
+    return report.emit("planshape verl check")
 
 
 @hookimpl
