@@ -51,9 +51,7 @@ def _check(args: argparse.Namespace) -> int:
     from .check import check_launch  # imports OpenRLHF: only for this command
 
     flags = args.flags[1:] if args.flags[:1] == ["--"] else args.flags
-    for key, value in check_launch(flags, args.config).items():
-        print(f"{key}: {value}")
-    return 0
+    return check_launch(flags, args.config).emit("planshape openrlhf check")
 
 
 @hookimpl
