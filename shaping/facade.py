@@ -51,7 +51,8 @@ if TYPE_CHECKING:
 
 
 __all__ = ["ConfigError", "NO_ANSWER", "PASSED", "PREFIX", "Report", "SampleScore", "Shaper", "ShapingConfig",
-           "TokenAdvantages", "add_split_arguments", "as_mapping", "check_database", "hookimpl", "metric_name"]
+           "TokenAdvantages", "add_check_arguments", "add_data_arguments", "add_split_arguments", "as_mapping",
+           "check_database", "data_shaper", "hookimpl", "metric_name", "read_all_queries"]
 
 
 
@@ -437,6 +438,40 @@ def add_split_arguments(parser: argparse.ArgumentParser, out_flag: str | None = 
     parser.add_argument("--val-size", type=int, default=PLANNER_R1_VAL_SIZE,
                         help=f"validation rows, stratified by level (default {PLANNER_R1_VAL_SIZE})")
     parser.add_argument("--seed", type=int, default=0, help="the split's seed")
+
+
+DATA_CONFIG = '{"database": "sample", "estimator": "grpo"}'
+"""A data step's default config: the rows depend on the prompt alone, not on the database or the estimator."""
+
+
+def add_data_arguments(parser: argparse.ArgumentParser, out_help: str, val_out: bool = True) -> None:
+    """The one argument shape of every adapter's ``prepare-data``: ``QUERIES... -o OUT [--config FILE]
+    [--val-out FILE] [--val-size N] [--seed S]``."""
+    parser.add_argument("queries", nargs="+", help="TravelPlanner query files (HF CSV/JSONL/JSON), merged; 'sample' "
+                        "for the bundled sample world's queries")
+    parser.add_argument("-o", "--out", required=True, help=out_help)
+    parser.add_argument("--config", default=DATA_CONFIG, help="the run's planshape config (file or inline "
+                        "YAML/JSON); the rows depend only on its prompt (default: the sample world)")
+    add_split_arguments(parser, "--val-out" if val_out else None)
+
+
+def add_check_arguments(parser: argparse.ArgumentParser) -> None:
+    """The ``--config`` of every adapter's ``check`` (the planshape config the run will use)."""
+    parser.add_argument("--config", required=True, help="the run's planshape config (file or inline YAML/JSON)")
+
+
+def data_shaper(config: Any) -> Shaper:
+    """The ``Shaper`` of a data step: the run's config, validated, before the run's length is known (a
+    ``total_steps`` it leaves unset is not needed for prompts)."""
+    settings = as_mapping(config)
+    if isinstance(settings, Mapping) and settings.get("total_steps") is None:
+        settings = {**settings, "total_steps": 1 << 30}
+    return Shaper.from_mapping(settings)
+
+
+def read_all_queries(shaper: Shaper, paths: Sequence[str | Path]) -> list[dict[str, Any]]:
+    """The records of every query file, in order (``Shaper.read_queries`` of each)."""
+    return [record for path in paths for record in shaper.read_queries(path)]
 
 
 def _step(step: Any) -> int:

@@ -10,7 +10,7 @@ import json
 import time
 
 from planshape.adapters.trl.reward import FAILURE_COLUMN, QUERY_COLUMN
-from planshape.shaping.facade import Shaper
+from planshape.shaping.facade import PASSED, Shaper
 
 from tests.stall_probe import stall_plugin, with_word
 
@@ -24,7 +24,8 @@ def test_a_stuck_check_costs_its_sample_not_the_step(stall_plugin, tokenizer, sa
                                                      tmp_path):
     from trl import GRPOTrainer
 
-    shaper = Shaper.from_mapping({"database": "sample", "schedule": "stage1", "sample_budget_s": BUDGET})
+    shaper = Shaper.from_mapping({"database": "sample", "schedule": "stage1", "estimator": "grpo",
+                                  "sample_budget_s": BUDGET})
     trainer = make_trainer(GRPOTrainer, shaper, tokenizer, sample_records, tmp_path)
     rows = [sample_rollouts[0], with_word(sample_rollouts[1], "SLEEP"), with_word(sample_rollouts[4], "SPIN"),
             sample_rollouts[5]]
@@ -36,4 +37,4 @@ def test_a_stuck_check_costs_its_sample_not_the_step(stall_plugin, tokenizer, sa
     took = time.perf_counter() - start
     assert took < 2 * BUDGET + 1.5, took
     assert rewards[:, 0].tolist() == [5.0, 0.0, 0.0, 5.0]  # the others as without the stuck ones (stage 1)
-    assert trainer._pending_extra_logs[FAILURE_COLUMN][-4:] == ["passed", "timeout", "timeout", "passed"]
+    assert trainer._pending_extra_logs[FAILURE_COLUMN][-4:] == [PASSED, "timeout", "timeout", PASSED]
