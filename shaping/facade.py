@@ -294,12 +294,18 @@ class Shaper:
         ``"x"``, ``True``) is a trainer-side error: ``ValueError`` naming ``field``."""
         if step_being_run is None:
             return None
-        value = step_being_run.item() if isinstance(step_being_run, np.generic) else step_being_run
+        return max(Shaper.trainer_step(step_being_run, field) - 1, 0)
+
+    @staticmethod
+    def trainer_step(counter: Any, field: str) -> int:
+        """A trainer's step counter as an int (TRL's ``global_step``, OpenRLHF's ``global_step``): a whole,
+        finite number >= 0, else ``ValueError`` naming ``field`` and what was given."""
+        value = counter.item() if isinstance(counter, np.generic) else counter
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) \
-                or value != int(value):
-            raise ValueError(f"{field} must be a whole number of steps (the trainer's step counter), got "
-                             f"{step_being_run!r}")
-        return max(int(value) - 1, 0)
+                or value != int(value) or value < 0:
+            raise ValueError(f"{field} must be a whole number of steps >= 0 (the trainer's step counter), got "
+                             f"{counter!r}")
+        return int(value)
 
     # --- advantages ----------------------------------------------------------------------------------------
 

@@ -137,7 +137,7 @@ def wrap_trainer_init(original: Callable[..., None]) -> Callable[..., None]:
 
         @functools.wraps(train_step)
         def recorded_train_step(rollout_samples: Any, global_step: int) -> Any:
-            setattr(maker, STEP, int(global_step))
+            setattr(maker, STEP, Shaper.trainer_step(global_step, "global_step"))
             return train_step(rollout_samples, global_step)
 
         self.train_step = recorded_train_step
