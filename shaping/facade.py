@@ -395,6 +395,19 @@ class Shaper:
         return [record for record, _ in read_query_rows(source)]
 
     @staticmethod
+    def gold_answer(record: Mapping[str, Any]) -> str:
+        """The gold plan of a record with one (TravelPlanner's train split: ``annotated_plan``), converted from the
+        upstream string format and written as a model's answer: the text that scores as the gold plan. A
+        ``ValueError`` names a record without one."""
+        from planshape.validators.travelplanner.answer import answer_text
+        from planshape.validators.travelplanner.plan_format import from_upstream
+        from planshape.validators.travelplanner.query import gold_plan
+
+        if not record.get("annotated_plan"):
+            raise ValueError("the record has no annotated_plan (only TravelPlanner's train split holds gold plans)")
+        return answer_text(from_upstream(gold_plan(record)))
+
+    @staticmethod
     def read_query(label: Query | Mapping[str, Any] | str) -> Query:
         """A trainer's query label (a record, its JSON text, or a ``Query``) read as the reward reads it;
         ``ValueError`` saying what it must be (what a preflight runs on a data file's first row)."""
