@@ -6,10 +6,10 @@ because trainers score off the main thread too (VERL's reward loop in an executo
 ``asyncio.to_thread``), where ``SIGALRM`` cannot reach:
 
 * on the main thread of a Unix process, a real-time timer (``SIGALRM``) interrupts Python code and sleeps;
-* on any other thread, the sample runs in a thread of its own and the caller waits at most the budget: past
-  it the caller gets ``timeout`` at once, and the sample's thread is sent ``Overrun`` (which stops Python code
-  at its next instruction; a sleep or other blocking C call is left to finish in the background, its result
-  discarded).
+* on any other thread, the sample runs in a sample thread kept for that caller, and the caller waits at most
+  the budget: past it the caller gets ``timeout`` at once, and the sample thread is sent ``Overrun`` (which
+  stops Python code at its next instruction; a sleep or other blocking C call is left to finish in the
+  background, its result discarded) and replaced for the caller's next sample.
 
 Code stuck inside one C call that holds the GIL (a regex) is only stopped by the process pool
 (``scoring_pool``), which kills the worker. Either way a sample that finishes after its budget still counts as
@@ -88,41 +88,72 @@ def _interrupt(thread: threading.Thread) -> None:
         ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(thread.ident), ctypes.py_object(Overrun))
 
 
-def _run_watched(fn: Callable[..., Any], args: Sequence[Any], seconds: float) -> tuple[bool, Any]:
-    """``fn(*args)`` in a daemon thread, waited for at most ``seconds``: (finished, result); an exception
-    ``fn`` raised is re-raised here. Past the budget the thread is sent ``Overrun`` and left behind."""
-    outcome: list[tuple[bool, Any]] = []
-    lock = threading.Lock()
-    done = threading.Event()
-    abandoned = False
+class _SampleThread(threading.Thread):
+    """The thread a caller's samples run in, one per calling thread, kept between samples (a thread-local
+    database connection is opened once). Abandoned past a budget: it gets ``Overrun`` and ends; the caller's
+    next sample starts a fresh one."""
 
-    def target() -> None:
+    def __init__(self) -> None:
+        super().__init__(name="planshape-sample", daemon=True)
+        self.lock = threading.Lock()  # held by whoever decides a sample's fate: its result, or abandonment
+        self.ready = threading.Event()
+        self.done = threading.Event()
+        self.task: tuple[Callable[..., Any], Sequence[Any]] | None = None
+        self.outcome: tuple[bool, Any] | None = None
+        self.abandoned = False
+        self.caller = threading.current_thread()
+        self.start()
+
+    def run(self) -> None:
         try:
-            try:
-                result: tuple[bool, Any] = (True, fn(*args))
-            except Overrun:
-                return
-            except BaseException as exc:  # noqa: BLE001 - handed to the caller, which re-raises it
-                result = (False, exc)
-            with lock:
-                if not abandoned:
-                    outcome.append(result)
-                    done.set()
-        except Overrun:  # arrived after fn returned: the caller has already moved on
-            pass
+            while True:
+                while not self.ready.wait(1.0):
+                    if not self.caller.is_alive():  # the caller is gone: nobody will hand this thread a sample
+                        return
+                self.ready.clear()
+                fn, args = self.task  # type: ignore[misc]
+                try:
+                    result: tuple[bool, Any] = (True, fn(*args))
+                except Overrun:
+                    return
+                except BaseException as exc:  # noqa: BLE001 - handed to the caller, which re-raises it
+                    result = (False, exc)
+                with self.lock:
+                    if self.abandoned:
+                        return
+                    self.outcome = result
+                    self.done.set()
+        except Overrun:  # arrived after the sample's own code: the caller has moved on, and so does this thread
+            return
 
-    thread = threading.Thread(target=target, name="planshape-sample", daemon=True)
-    thread.start()
-    done.wait(seconds)
-    with lock:
-        if not outcome:
-            abandoned = True
-            _interrupt(thread)
-            return False, None
-    ok, value = outcome[0]
-    if not ok:
-        raise value
-    return True, value
+    def submit(self, fn: Callable[..., Any], args: Sequence[Any], seconds: float) -> tuple[bool, Any]:
+        """(finished, result) of ``fn(*args)`` within ``seconds``; past it the thread is abandoned."""
+        self.outcome = None
+        self.done.clear()
+        self.task = (fn, args)
+        self.ready.set()
+        self.done.wait(seconds)
+        with self.lock:
+            if self.outcome is None:
+                self.abandoned = True
+                _interrupt(self)
+                return False, None
+        ok, value = self.outcome
+        if not ok:
+            raise value
+        return True, value
+
+
+_callers = threading.local()
+
+
+def _run_watched(fn: Callable[..., Any], args: Sequence[Any], seconds: float) -> tuple[bool, Any]:
+    """``fn(*args)`` in this caller's sample thread, waited for at most ``seconds``: (finished, result); an
+    exception ``fn`` raised is re-raised here. Past the budget the thread is sent ``Overrun`` and left behind."""
+    worker = getattr(_callers, "worker", None)
+    if worker is None or worker.abandoned or not worker.is_alive():
+        worker = _callers.worker = _SampleThread()
+    return worker.submit(fn, args, seconds)
 
 
 def run_with_budget(fn: Callable[..., Any], args: Sequence[Any], seconds: float | None) -> Any:

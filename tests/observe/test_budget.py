@@ -119,8 +119,14 @@ def test_the_budget_holds_off_the_main_thread(stall_plugin):
     for i in (1, 2):
         assert results[i].kind == TIMEOUT and "budget 0.5 s" in results[i].reason
     assert [results[i].reward for i in (0, 3)] == [score(*items[i]).reward for i in (0, 3)]
-    time.sleep(0.2)  # the spinning check was stopped, not left to burn a core; the sleeping one ends with its sleep
-    left = [t for t in set(threading.enumerate()) - before if t.name == "planshape-sample"]
+    # The spinning check was stopped, not left to burn a core, and the caller's idle sample thread ends with the
+    # caller; only the sleeping one is left, until its sleep returns.
+    deadline = time.monotonic() + 5
+    while True:
+        left = [t for t in set(threading.enumerate()) - before if t.name == "planshape-sample" and t.is_alive()]
+        if len(left) <= 1 or time.monotonic() > deadline:
+            break
+        time.sleep(0.05)
     assert len(left) == 1
 
 
