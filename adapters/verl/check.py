@@ -136,8 +136,8 @@ def _data_file(key: str, path: Path, shaper: Any, report: Report) -> None:
     if shaper is not None:
         label = (table.column("reward_model").to_pylist()[0] or {}).get("ground_truth")
         try:
-            shaper.score("", label, 0)
-        except (ValueError, TypeError) as exc:
+            shaper.read_query(label)  # the reward's own reading of a row's label
+        except ValueError as exc:
             report.errors.append(f"data.{key}={path}: the first row's reward_model.ground_truth is not a query "
                                  f"the reward reads ({exc}); write the file with `planshape verl prepare-data`")
             return
