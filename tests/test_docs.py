@@ -1,80 +1,226 @@
-"""The docs cannot drift from the code: every ``planshape`` command line in README.md, docs/ and the adapters'
-example READMEs parses with the real CLI parser (the argument shape they show is the one that exists), every
-Python block compiles and every name it imports from planshape exists, and every other shell line is either a
-command this repository runs in its own tests or a launch line explicitly listed here as GPU-only (those are
-composed and checked by the adapter suites: ``tests/adapters/verl/test_check.py`` runs every VERL script's
-overrides through ``planshape verl check``; ``tests/adapters/openrlhf/test_openrlhf_examples.py`` parses every
-OpenRLHF launch with OpenRLHF's own parser; ``tests/adapters/trl/test_example.py`` parses the TRL configs).
+"""The docs cannot drift from the code: every command line and code block in README.md, docs/ and the adapters'
+example READMEs runs as written, here, on the bundled sample world and ../shared/travelplanner's files.
 
-Not covered yet: executing each block as written (most Python blocks are sketches over names they do not
-define), and inline code spans other than ``planshape`` commands."""
+How it runs: one working directory per test module holds what the documents name, as in a checkout with the
+data beside it: ``train.csv`` and ``validation.csv`` (both TravelPlanner's 45-row train split, from
+../shared/travelplanner), ``database/`` (its database), ``PLANS.jsonl`` (the gold plans of train.csv, as answers),
+``home/`` (``$HOME``, so ``~/...`` lands here), links to the repository's ``.venv``, ``adapters/``, ``tests/`` and
+``validators/`` (never ``pyproject.toml`` or ``scripts/``: nothing here may reinstall the package), and every
+block marked ``file NAME``. Each ``bash`` block runs there with ``bash -euo pipefail`` (this interpreter's bin
+first on PATH) and must exit 0; each ``python`` block runs there as a script in a fresh interpreter and must exit
+0; ``yaml``/``json``/``toml`` blocks must parse. About 40 s on 2 cores.
+
+The convention that marks a block: an HTML comment on the line right above its fence, ``<!-- docs-test: MARK -->``
+(invisible in rendered Markdown). Marks:
+
+- ``file NAME``: the block is a file the text writes (a config); it is written to NAME in the working directory
+  before anything runs, and commands use it.
+- ``gpu``: needs GPUs, a cluster or a served model. Not run here: its ``planshape`` lines still parse with the real
+  CLI parser (below), and the adapter suites compose the launches (``tests/adapters/verl/test_check.py`` runs every
+  VERL script's overrides through ``planshape verl check``; ``tests/adapters/openrlhf/test_openrlhf_examples.py``
+  parses every OpenRLHF launch with OpenRLHF's parser; ``tests/adapters/trl/test_example.py`` parses the TRL configs
+  and runs ``train_planner.py --tiny``).
+- ``verl`` / ``trl`` / ``openrlhf``: needs that trainer installed (CPU). Run by that adapter's suite, in its venv:
+  ``tests/adapters/<name>/test_docs_blocks.py`` executes each such block the same way (``run_marked``).
+- ``serves``: a server that runs until stopped: started here, alive (listening) after its start-up, then stopped.
+- ``long``: the benchmarks (minutes each at their sizes). Not run by any suite: each is a script that prints its
+  ratio against a baseline run in the same process; run them by hand. (``planshape db synth`` is shown with
+  ``--rows``, small, and runs here.)
+- ``setup``: installs or sets up (``scripts/main.sh``, ``scripts/test.sh``, ``pip install -e``): what CI itself
+  runs (``bash .ci/run`` is ``scripts/test.sh``, which runs ``scripts/setup.sh``; this test is part of it).
+
+Nothing else is skipped: an unmarked block runs, and a mark not listed above fails the test.
+"""
 
 from __future__ import annotations
 
 import ast
 import importlib
-import importlib.util
+import json
+import os
 import re
 import shlex
+import signal
+import socket
+import subprocess
+import sys
+import time
+import tomllib
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+import yaml
 from planshape.shaping.cli import build_parser
 
 ROOT = Path(__file__).resolve().parents[1]
+SHARED = ROOT.parent / "shared" / "travelplanner"
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")), *sorted(ROOT.glob("adapters/*/examples/README.md"))]
-FENCE = re.compile(r"```(\w*)\n(.*?)```", re.S)
+FENCE = re.compile(r"(?:<!--\s*docs-test:\s*([^>]*?)\s*-->\n)?```(\w*)[^\n]*\n(.*?)```", re.S)
 INLINE = re.compile(r"`(planshape [^`]+)`")
-GPU_ONLY = ("accelerate launch", "ray job submit", "python3 -m verl.trainer.main_ppo",
-            "bash adapters/verl/examples/run_", "PLANSHAPE_DATABASE=", "PLANSHAPE_DIR=", "algorithm.adv_estimator=")
-"""Launch lines that need GPUs (or a cluster): composed and checked by the adapter suites, not run here."""
-ADAPTER_SUITES = ("python adapters/trl/examples/train_planner.py --tiny",)
-"""CPU lines that need a trainer installed: run by that adapter's suite (TRL: ``test_example.py``)."""
-LOCAL = ("bash scripts/", ".venv/bin/python benchmarks/", ".venv-verl/bin/python benchmarks/", "pip install", "cp ",
-         "EXAMPLES=", "#")
-"""Shell lines the repository runs itself (CI scripts, benchmarks, installs) or that only copy files."""
+TRAINERS = ("verl", "trl", "openrlhf")
+NOT_RUN_HERE = ("gpu", "long", "setup", "serves", *TRAINERS)
+LINKED = (".venv", "adapters", "tests", "validators")
+SERVER_START_S = 20
+BLOCK_TIMEOUT_S = 120
 
 
-def _blocks() -> list[tuple[str, str, str]]:
-    return [(path.relative_to(ROOT).as_posix(), m.group(1), m.group(2)) for path in DOCS
-            for m in FENCE.finditer(path.read_text(encoding="utf-8"))]
+@dataclass(frozen=True)
+class Block:
+    """One fenced block: where it is (file:line), its language, its mark (or ``""``) and its text."""
+
+    where: str
+    lang: str
+    mark: str
+    body: str
+
+    def __str__(self) -> str:
+        return f"{self.where} [{self.lang}{' ' + self.mark if self.mark else ''}]"
 
 
-def _shell_lines() -> list[tuple[str, str]]:
-    lines = []
-    for where, lang, body in _blocks():
-        if lang in ("bash", "sh"):
-            for line in body.replace("\\\n", " ").splitlines():
-                if line.strip():
-                    lines.append((where, line.strip()))
-    return lines
+def blocks() -> list[Block]:
+    found = []
+    for path in DOCS:
+        text = path.read_text(encoding="utf-8")
+        for m in FENCE.finditer(text):
+            line = text.count("\n", 0, m.start(2) if m.group(1) is None else m.start()) + 1
+            found.append(Block(f"{path.relative_to(ROOT).as_posix()}:{line}", m.group(2), m.group(1) or "", m.group(3)))
+    return found
+
+
+def _shell_lines(block: Block) -> list[str]:
+    return [line.strip() for line in block.body.replace("\\\n", " ").splitlines() if line.strip()]
+
+
+def prepare_workdir(where: Path) -> Path:
+    """The working directory the documents assume (see the module docstring)."""
+    from planshape.shaping import Shaper
+
+    for name in LINKED:
+        (where / name).symlink_to(ROOT / name)
+    (where / "train.csv").symlink_to(SHARED / "train.csv")
+    (where / "validation.csv").symlink_to(SHARED / "train.csv")
+    (where / "database").symlink_to(SHARED / "database")
+    gold = [json.dumps({"idx": i, "plan": Shaper.gold_answer(r)}) for i, r in enumerate(Shaper.read_queries(
+        SHARED / "train.csv"))]
+    (where / "PLANS.jsonl").write_text("\n".join(gold) + "\n", encoding="utf-8")
+    (where / "home").mkdir()
+    for block in blocks():
+        if block.mark.startswith("file "):
+            (where / block.mark.removeprefix("file ").strip()).write_text(block.body, encoding="utf-8")
+    return where
+
+
+def _env(workdir: Path) -> dict[str, str]:
+    return {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
+            "HOME": str(workdir / "home"), "MPLBACKEND": "Agg"}
+
+
+def _argv_of(block: Block, workdir: Path) -> list[str]:
+    if block.lang == "python":
+        script = workdir / "docs_block.py"
+        script.write_text(block.body, encoding="utf-8")
+        return [sys.executable, str(script)]
+    return ["bash", "-euo", "pipefail", "-c", block.body]
+
+
+def run_block(block: Block, workdir: Path) -> subprocess.CompletedProcess[str]:
+    """Run a bash or python block as written in ``workdir``, with this interpreter's bin first on PATH."""
+    return subprocess.run(_argv_of(block, workdir), cwd=workdir, env=_env(workdir), capture_output=True, text=True,
+                          timeout=BLOCK_TIMEOUT_S, check=False)
+
+
+def assert_runs(block: Block, workdir: Path) -> None:
+    done = run_block(block, workdir)
+    assert done.returncode == 0, f"{block} exited {done.returncode}:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
+
+
+def run_marked(mark: str) -> list[Block]:
+    """The blocks an adapter suite runs (marked with its trainer's name)."""
+    return [b for b in blocks() if b.mark == mark]
+
+
+@pytest.fixture(scope="module")
+def workdir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return prepare_workdir(tmp_path_factory.mktemp("docs"))
+
+
+RUNNABLE = [b for b in blocks() if b.lang in ("bash", "sh", "python") and not b.mark.startswith(NOT_RUN_HERE)
+            and not b.mark.startswith("file ")]
+
+
+@pytest.mark.parametrize("block", RUNNABLE, ids=str)
+def test_every_unmarked_block_runs_as_written(block: Block, workdir: Path) -> None:
+    assert_runs(block, workdir)
+
+
+def _listening(port: int) -> bool:
+    with socket.socket() as probe:
+        return probe.connect_ex(("127.0.0.1", port)) == 0
+
+
+@pytest.mark.parametrize("block", [b for b in blocks() if b.mark == "serves"], ids=str)
+def test_every_server_block_starts_and_keeps_serving(block: Block, workdir: Path) -> None:
+    server = subprocess.Popen(_argv_of(block, workdir), cwd=workdir, env=_env(workdir), stdout=subprocess.PIPE,
+                              stderr=subprocess.STDOUT, text=True, start_new_session=True)
+    port = int(re.search(r"--port (\d+)", block.body).group(1))
+    try:
+        deadline = time.monotonic() + SERVER_START_S
+        while not _listening(port):
+            assert server.poll() is None and time.monotonic() < deadline, f"{block}: not serving on port {port}"
+            time.sleep(0.2)
+        assert server.poll() is None
+    finally:
+        os.killpg(server.pid, signal.SIGTERM)
+        output = server.communicate(timeout=30)[0]
+    assert "Traceback" not in output, output
+
+
+@pytest.mark.parametrize("block", [b for b in blocks() if b.lang in ("yaml", "json", "toml")], ids=str)
+def test_every_data_block_parses(block: Block) -> None:
+    if block.lang == "yaml":
+        yaml.safe_load(block.body)
+    elif block.lang == "json":
+        json.loads(block.body)
+    else:
+        tomllib.loads(block.body)
+
+
+def test_every_mark_is_known() -> None:
+    unknown = [str(b) for b in blocks() if b.mark and not b.mark.startswith((*NOT_RUN_HERE, "file "))]
+    assert unknown == []
+
+
+def test_every_shell_block_is_run_somewhere_or_marked() -> None:
+    """A block in a language this test cannot run would pass unseen: only the languages above are allowed."""
+    assert [str(b) for b in blocks() if b.lang not in ("bash", "sh", "python", "yaml", "json", "toml", "text")] == []
 
 
 def _argv(line: str) -> list[str]:
-    """A documented command as argv: the trailing comment, ``<placeholders>`` and a synopsis's ``[options]`` go;
-    upper-case placeholders become values the parser accepts (``N`` a number, others a name)."""
-    line = re.sub(r"\s+#\s.*$", "", line)
-    line = re.sub(r"<[^>]*>", "", line)
-    line = line.split(" [")[0]
-    words = shlex.split(line)
-    return ["1" if w in ("N", "K", "S") else w for w in words]
+    """A documented command as argv: the trailing comment goes."""
+    return shlex.split(re.sub(r"\s+#\s.*$", "", line))
 
 
 def _commands() -> list[tuple[str, str]]:
-    shown = [(w, line) for w, line in _shell_lines() if line.startswith("planshape ")]
+    """Every ``planshape`` line of a block not run here, and every inline ``planshape ...`` span in prose."""
+    shown = [(b.where, line.removeprefix(".venv/bin/")) for b in blocks() if b.mark.startswith(NOT_RUN_HERE)
+             and b.lang in ("bash", "sh") for line in _shell_lines(b)
+             if line.removeprefix(".venv/bin/").startswith("planshape ")]
     for path in DOCS:
         shown += [(path.relative_to(ROOT).as_posix(), m.group(1)) for m in INLINE.finditer(path.read_text())]
     return shown
 
 
 @pytest.mark.parametrize(("where", "line"), _commands(), ids=lambda v: v[:60])
-def test_every_documented_command_parses(where, line, capsys):
+def test_every_documented_command_not_run_here_parses(where: str, line: str) -> None:
+    """Inline spans name a command (``planshape verl check``) or show one with its flags; both must exist."""
     argv = [w for w in _argv(line)[1:] if w != "..."]
     if not any(w.startswith("-") or "." in w or "/" in w for w in argv):  # a command named in prose: it exists
         with pytest.raises(SystemExit) as shown:
             build_parser().parse_args([*argv, "--help"])
         assert shown.value.code == 0, f"{where}: `{line}` names no planshape command"
         return
+    argv = argv[:argv.index("--")] if "--" in argv else argv  # what follows `--` is the trainer's
     try:
         args = build_parser().parse_args(argv)
     except SystemExit:
@@ -82,21 +228,13 @@ def test_every_documented_command_parses(where, line, capsys):
     assert callable(args.func)
 
 
-def test_every_other_shell_line_is_local_or_marked_gpu_only():
-    unknown = [(w, line) for w, line in _shell_lines()
-               if not line.startswith(("planshape ", *LOCAL, *GPU_ONLY, *ADAPTER_SUITES))]
-    assert unknown == []
-
-
-@pytest.mark.parametrize(("where", "body"), [(w, b) for w, lang, b in _blocks() if lang == "python"],
-                         ids=lambda v: v[:40])
-def test_every_python_block_compiles_and_imports_what_exists(where, body):
-    tree = ast.parse(body, filename=where)
-    for node in ast.walk(tree):
+@pytest.mark.parametrize("block", [b for b in blocks() if b.lang == "python" and b.mark.startswith(NOT_RUN_HERE)],
+                         ids=str)
+def test_every_python_block_not_run_here_imports_what_exists(block: Block) -> None:
+    for node in ast.walk(ast.parse(block.body, filename=block.where)):
         if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("planshape"):
             trainer = node.module.split(".")[2] if node.module.startswith("planshape.adapters.") else None
             if trainer is not None and importlib.util.find_spec(trainer) is None:
-                continue  # a trainer adapter without its trainer here: its own suite imports it with the trainer
+                continue  # its trainer's suite runs it (or composes it, for a GPU block)
             module = importlib.import_module(node.module)
-            missing = [a.name for a in node.names if not hasattr(module, a.name)]
-            assert not missing, f"{where}: {node.module} has no {missing}"
+            assert not [a.name for a in node.names if not hasattr(module, a.name)], block

@@ -48,7 +48,10 @@ def _prepare_data(args: argparse.Namespace) -> int:
 
 
 def _check(args: argparse.Namespace) -> int:
-    from .check import check_launch  # imports OpenRLHF: only for this command
+    try:
+        from .check import check_launch  # imports OpenRLHF: only for this command
+    except ImportError as exc:  # no OpenRLHF here: its parser is what checks the flags, so say what to install
+        raise ValueError(str(exc)) from None
 
     flags = args.flags[1:] if args.flags[:1] == ["--"] else args.flags
     return check_launch(flags, args.config).emit("planshape openrlhf check")
