@@ -45,11 +45,11 @@ import socket
 import subprocess
 import sys
 import time
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+import tomllib
 import yaml
 from planshape.shaping.cli import build_parser
 
@@ -125,9 +125,23 @@ def _argv_of(block: Block, workdir: Path) -> list[str]:
 
 
 def run_block(block: Block, workdir: Path) -> subprocess.CompletedProcess[str]:
-    """Run a bash or python block as written in ``workdir``, with this interpreter's bin first on PATH."""
-    return subprocess.run(_argv_of(block, workdir), cwd=workdir, env=_env(workdir), capture_output=True, text=True,
-                          timeout=BLOCK_TIMEOUT_S, check=False)
+    """Run a bash or python block as written in ``workdir``, with this interpreter's bin first on PATH; whatever
+    it started in the background is stopped with it (its own process group)."""
+    argv = _argv_of(block, workdir)
+    process = subprocess.Popen(argv, cwd=workdir, env=_env(workdir), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               text=True, start_new_session=True)
+    try:
+        out, err = process.communicate(timeout=BLOCK_TIMEOUT_S)
+    finally:
+        _stop_group(process.pid)
+    return subprocess.CompletedProcess(argv, process.wait(), out, err)
+
+
+def _stop_group(pid: int) -> None:
+    try:
+        os.killpg(pid, signal.SIGTERM)
+    except ProcessLookupError:
+        pass
 
 
 def assert_runs(block: Block, workdir: Path) -> None:
@@ -171,7 +185,7 @@ def test_every_server_block_starts_and_keeps_serving(block: Block, workdir: Path
             time.sleep(0.2)
         assert server.poll() is None
     finally:
-        os.killpg(server.pid, signal.SIGTERM)
+        _stop_group(server.pid)
         output = server.communicate(timeout=30)[0]
     assert "Traceback" not in output, output
 
@@ -197,8 +211,11 @@ def test_every_shell_block_is_run_somewhere_or_marked() -> None:
 
 
 def _argv(line: str) -> list[str]:
-    """A documented command as argv: the trailing comment goes."""
-    return shlex.split(re.sub(r"\s+#\s.*$", "", line))
+    """A documented command as argv: the trailing comment, ``<placeholders>`` and a synopsis's ``[options]`` go;
+    upper-case placeholders become values the parser accepts (``N`` a number, others a name)."""
+    line = re.sub(r"\s+#\s.*$", "", line)
+    line = re.sub(r"<[^>]*>", "", line).split(" [")[0]
+    return ["1" if w in ("N", "K", "S") else w for w in shlex.split(line)]
 
 
 def _commands() -> list[tuple[str, str]]:
