@@ -21,7 +21,7 @@ The convention that marks a block: an HTML comment on the line right above its f
   parses every OpenRLHF launch with OpenRLHF's parser; ``tests/adapters/trl/test_example.py`` parses the TRL configs
   and runs ``train_planner.py --tiny``).
 - ``verl`` / ``trl`` / ``openrlhf``: needs that trainer installed (CPU). Run by that adapter's suite, in its venv:
-  ``tests/adapters/<name>/test_docs_blocks.py`` executes each such block the same way (``run_marked``).
+  ``tests/adapters/<name>/test_docs_blocks.py`` executes each such block the same way (``marked``).
 - ``serves``: a server that runs until stopped: started here, alive (listening) after its start-up, then stopped.
 - ``long``: the benchmarks (minutes each at their sizes). Not run by any suite: each is a script that prints its
   ratio against a baseline run in the same process; run them by hand. (``planshape db synth`` is shown with
@@ -37,15 +37,11 @@ from __future__ import annotations
 import ast
 import importlib
 import json
-import os
 import re
 import shlex
-import signal
 import socket
 import subprocess
-import sys
 import time
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -53,105 +49,22 @@ import tomllib
 import yaml
 from planshape.shaping.cli import build_parser
 
-ROOT = Path(__file__).resolve().parents[1]
-SHARED = ROOT.parent / "shared" / "travelplanner"
-DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")), *sorted(ROOT.glob("adapters/*/examples/README.md"))]
-FENCE = re.compile(r"(?:<!--\s*docs-test:\s*([^>]*?)\s*-->\n)?```(\w*)[^\n]*\n(.*?)```", re.S)
-INLINE = re.compile(r"`(planshape [^`]+)`")
-TRAINERS = ("verl", "trl", "openrlhf")
-NOT_RUN_HERE = ("gpu", "long", "setup", "serves", *TRAINERS)
-LINKED = (".venv", "adapters", "tests", "validators")
+from tests.docs_blocks import (
+    DOCS,
+    INLINE,
+    NOT_RUN_HERE,
+    ROOT,
+    Block,
+    assert_runs,
+    block_argv,
+    block_env,
+    blocks,
+    prepare_workdir,
+    shell_lines,
+    stop_group,
+)
+
 SERVER_START_S = 20
-BLOCK_TIMEOUT_S = 120
-
-
-@dataclass(frozen=True)
-class Block:
-    """One fenced block: where it is (file:line), its language, its mark (or ``""``) and its text."""
-
-    where: str
-    lang: str
-    mark: str
-    body: str
-
-    def __str__(self) -> str:
-        return f"{self.where} [{self.lang}{' ' + self.mark if self.mark else ''}]"
-
-
-def blocks() -> list[Block]:
-    found = []
-    for path in DOCS:
-        text = path.read_text(encoding="utf-8")
-        for m in FENCE.finditer(text):
-            line = text.count("\n", 0, m.start(2) if m.group(1) is None else m.start()) + 1
-            found.append(Block(f"{path.relative_to(ROOT).as_posix()}:{line}", m.group(2), m.group(1) or "", m.group(3)))
-    return found
-
-
-def _shell_lines(block: Block) -> list[str]:
-    return [line.strip() for line in block.body.replace("\\\n", " ").splitlines() if line.strip()]
-
-
-def prepare_workdir(where: Path) -> Path:
-    """The working directory the documents assume (see the module docstring)."""
-    from planshape.shaping import Shaper
-
-    for name in LINKED:
-        (where / name).symlink_to(ROOT / name)
-    (where / "train.csv").symlink_to(SHARED / "train.csv")
-    (where / "validation.csv").symlink_to(SHARED / "train.csv")
-    (where / "database").symlink_to(SHARED / "database")
-    gold = [json.dumps({"idx": i, "plan": Shaper.gold_answer(r)}) for i, r in enumerate(Shaper.read_queries(
-        SHARED / "train.csv"))]
-    (where / "PLANS.jsonl").write_text("\n".join(gold) + "\n", encoding="utf-8")
-    (where / "home").mkdir()
-    for block in blocks():
-        if block.mark.startswith("file "):
-            (where / block.mark.removeprefix("file ").strip()).write_text(block.body, encoding="utf-8")
-    return where
-
-
-def _env(workdir: Path) -> dict[str, str]:
-    return {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
-            "HOME": str(workdir / "home"), "MPLBACKEND": "Agg"}
-
-
-def _argv_of(block: Block, workdir: Path) -> list[str]:
-    if block.lang == "python":
-        script = workdir / "docs_block.py"
-        script.write_text(block.body, encoding="utf-8")
-        return [sys.executable, str(script)]
-    return ["bash", "-euo", "pipefail", "-c", block.body]
-
-
-def run_block(block: Block, workdir: Path) -> subprocess.CompletedProcess[str]:
-    """Run a bash or python block as written in ``workdir``, with this interpreter's bin first on PATH; whatever
-    it started in the background is stopped with it (its own process group)."""
-    argv = _argv_of(block, workdir)
-    process = subprocess.Popen(argv, cwd=workdir, env=_env(workdir), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                               text=True, start_new_session=True)
-    try:
-        out, err = process.communicate(timeout=BLOCK_TIMEOUT_S)
-    finally:
-        _stop_group(process.pid)
-    return subprocess.CompletedProcess(argv, process.wait(), out, err)
-
-
-def _stop_group(pid: int) -> None:
-    try:
-        os.killpg(pid, signal.SIGTERM)
-    except ProcessLookupError:
-        pass
-
-
-def assert_runs(block: Block, workdir: Path) -> None:
-    done = run_block(block, workdir)
-    assert done.returncode == 0, f"{block} exited {done.returncode}:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
-
-
-def run_marked(mark: str) -> list[Block]:
-    """The blocks an adapter suite runs (marked with its trainer's name)."""
-    return [b for b in blocks() if b.mark == mark]
 
 
 @pytest.fixture(scope="module")
@@ -175,7 +88,7 @@ def _listening(port: int) -> bool:
 
 @pytest.mark.parametrize("block", [b for b in blocks() if b.mark == "serves"], ids=str)
 def test_every_server_block_starts_and_keeps_serving(block: Block, workdir: Path) -> None:
-    server = subprocess.Popen(_argv_of(block, workdir), cwd=workdir, env=_env(workdir), stdout=subprocess.PIPE,
+    server = subprocess.Popen(block_argv(block, workdir), cwd=workdir, env=block_env(workdir), stdout=subprocess.PIPE,
                               stderr=subprocess.STDOUT, text=True, start_new_session=True)
     port = int(re.search(r"--port (\d+)", block.body).group(1))
     try:
@@ -185,7 +98,7 @@ def test_every_server_block_starts_and_keeps_serving(block: Block, workdir: Path
             time.sleep(0.2)
         assert server.poll() is None
     finally:
-        _stop_group(server.pid)
+        stop_group(server.pid)
         output = server.communicate(timeout=30)[0]
     assert "Traceback" not in output, output
 
@@ -221,7 +134,7 @@ def _argv(line: str) -> list[str]:
 def _commands() -> list[tuple[str, str]]:
     """Every ``planshape`` line of a block not run here, and every inline ``planshape ...`` span in prose."""
     shown = [(b.where, line.removeprefix(".venv/bin/")) for b in blocks() if b.mark.startswith(NOT_RUN_HERE)
-             and b.lang in ("bash", "sh") for line in _shell_lines(b)
+             and b.lang in ("bash", "sh") for line in shell_lines(b)
              if line.removeprefix(".venv/bin/").startswith("planshape ")]
     for path in DOCS:
         shown += [(path.relative_to(ROOT).as_posix(), m.group(1)) for m in INLINE.finditer(path.read_text())]
