@@ -1,5 +1,5 @@
-"""The documents' blocks marked ``openrlhf`` (they need OpenRLHF installed, no GPU) run as written here, in OpenRLHF's venv,
-in the same prepared working directory as the core's docs test (tests/test_docs.py says what it holds)."""
+"""The documents' blocks marked ``openrlhf`` (they need OpenRLHF installed, no GPU) run as written here, in
+OpenRLHF's venv, in the same prepared working directory as the core's docs test (tests/test_docs.py says what it holds)."""
 
 from __future__ import annotations
 
