@@ -1,5 +1,6 @@
 """The documents' blocks marked ``openrlhf`` (they need OpenRLHF installed, no GPU) run as written here, in
-OpenRLHF's venv, in the same prepared working directory as the core's docs test (tests/test_docs.py says what it holds)."""
+OpenRLHF's venv, in the same prepared working directory as the core's docs test (tests/test_docs.py: what it
+holds)."""
 
 from __future__ import annotations
 
