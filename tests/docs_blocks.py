@@ -50,9 +50,12 @@ def shell_lines(block: Block) -> list[str]:
 
 
 def prepare_workdir(where: Path) -> Path:
-    """The working directory the documents assume (tests/test_docs.py says what it holds)."""
+    """The working directory the documents assume, ``where/checkout`` (tests/test_docs.py says what it holds)."""
     from planshape.shaping import Shaper
 
+    (where / "shared").symlink_to(SHARED.parent)  # ../shared, as beside a checkout
+    where = where / "checkout"
+    where.mkdir()
     for name in LINKED:
         (where / name).symlink_to(ROOT / name)
     (where / "train.csv").symlink_to(SHARED / "train.csv")

@@ -1,8 +1,8 @@
 """The docs cannot drift from the code: every command line and code block in README.md, docs/ and the adapters'
 example READMEs runs as written, here, on the bundled sample world and ../shared/travelplanner's files.
 
-How it runs: one working directory per test module holds what the documents name, as in a checkout with the
-data beside it: ``train.csv`` and ``validation.csv`` (both TravelPlanner's 45-row train split, from
+How it runs: one working directory per test module holds what the documents name, as a checkout with
+``../shared`` beside it (linked): ``train.csv`` and ``validation.csv`` (both TravelPlanner's 45-row train split, from
 ../shared/travelplanner), ``database/`` (its database), ``PLANS.jsonl`` (the gold plans of train.csv, as answers),
 ``home/`` (``$HOME``, so ``~/...`` lands here), links to the repository's ``.venv``, ``adapters/``, ``tests/`` and
 ``validators/`` (never ``pyproject.toml`` or ``scripts/``: nothing here may reinstall the package), and every
