@@ -52,6 +52,7 @@ def shell_lines(block: Block) -> list[str]:
 def prepare_workdir(where: Path) -> Path:
     """The working directory the documents assume, ``where/checkout`` (tests/test_docs.py says what it holds)."""
     from planshape.shaping import Shaper
+    from planshape.validators.travelplanner.answer import extract_answer
 
     (where / "shared").symlink_to(SHARED.parent)  # ../shared, as beside a checkout
     where = where / "checkout"
@@ -61,8 +62,8 @@ def prepare_workdir(where: Path) -> Path:
     (where / "train.csv").symlink_to(SHARED / "train.csv")
     (where / "validation.csv").symlink_to(SHARED / "train.csv")
     (where / "database").symlink_to(SHARED / "database")
-    gold = [json.dumps({"idx": i, "plan": Shaper.gold_answer(r)}) for i, r in enumerate(Shaper.read_queries(
-        SHARED / "train.csv"))]
+    gold = [json.dumps({"idx": i, "plan": extract_answer(Shaper.gold_answer(r))})
+            for i, r in enumerate(Shaper.read_queries(SHARED / "train.csv"))]
     (where / "PLANS.jsonl").write_text("\n".join(gold) + "\n", encoding="utf-8")
     (where / "home").mkdir()
     for block in blocks():

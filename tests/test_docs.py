@@ -3,7 +3,7 @@ example READMEs runs as written, here, on the bundled sample world and ../shared
 
 How it runs: one working directory per test module holds what the documents name, as a checkout with
 ``../shared`` beside it (linked): ``train.csv`` and ``validation.csv`` (both TravelPlanner's 45-row train split, from
-../shared/travelplanner), ``database/`` (its database), ``PLANS.jsonl`` (the gold plans of train.csv, as answers),
+../shared/travelplanner), ``database/`` (its database), ``PLANS.jsonl`` (the gold plans of train.csv, as answer JSON),
 ``home/`` (``$HOME``, so ``~/...`` lands here), links to the repository's ``.venv``, ``adapters/``, ``tests/`` and
 ``validators/`` (never ``pyproject.toml`` or ``scripts/``: nothing here may reinstall the package), and every
 block marked ``file NAME``. Each ``bash`` block runs there with ``bash -euo pipefail`` (this interpreter's bin
