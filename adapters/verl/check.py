@@ -144,10 +144,14 @@ def _tools(cfg: Any, report: Report, max_chars: int | None) -> None:
 
 def _trainer(cfg: Any, report: Report, config: Any) -> None:
     """planshape's metrics reach VERL's training log only through the ``planshape`` V1 trainer."""
+    from .advantages import flag_refusal
     from .trainer import TRAINER_NAME, run_shaper
 
     mode = cfg.trainer.v1.get("trainer_mode")
-    if cfg.trainer.get("use_v1", True) and mode == TRAINER_NAME:
+    selected = cfg.trainer.get("use_v1", True) and mode == TRAINER_NAME
+    if config is not None and config.success.by == "flag" and not selected:
+        report.errors.append(flag_refusal(config.success.flag))
+    if selected:
         groups = run_shaper(cfg).config.metrics  # a ConfigError is reported as the block's
         report.lines.append(f"trainer: {TRAINER_NAME} (VERL's sync trainer; logs the planshape metric groups "
                             f"{list(groups)} at every step)")
