@@ -68,9 +68,11 @@ def block_home(config: Any) -> tuple[Any, str]:
 
 
 def run_shaper(config: Any) -> Shaper:
-    """The run's planshape settings: ``algorithm.planpo``, else the plain reward's ``reward_kwargs.planshape``."""
+    """The run's planshape settings: ``algorithm.planpo``, else the plain reward's ``reward_kwargs.planshape``;
+    ``total_steps`` checked against (or filled in from) ``trainer.total_training_steps`` where it is set."""
     node, key = block_home(config)
-    return shaper_for(node[key])
+    steps = config.trainer.get("total_training_steps")
+    return shaper_for(node[key], None if steps is None else int(steps))
 
 
 def align_total_steps(config: Any, run_steps: int, run_source: str) -> Shaper:
