@@ -119,6 +119,7 @@ class PlanshapeTrainer(PPOTrainerSync):
             config.trainer.v1.trainer_mode = SYNC  # the registry already chose this class by its name
         node, key = block_home(config)
         steps = config.trainer.get("total_training_steps")
+        self.shaper: Shaper | None
         if steps is not None:
             self.shaper = align_total_steps(config, int(steps), "trainer.total_training_steps")
         elif TOTAL_STEPS in block_mapping(node[key]):
@@ -153,22 +154,31 @@ class PlanshapeTrainer(PPOTrainerSync):
         data = tq.kv_batch_get(keys=list(batch.keys), partition_id=batch.partition_id, select_fields=["extra_fields"])
         extra = data["extra_fields"]
         extra = extra.tolist() if hasattr(extra, "tolist") else list(extra)
-        flags = {}
-        for key, tag, fields in zip(batch.keys, batch.tags, extra, strict=True):
-            if tag.get("is_padding", False):
-                flags[str(key)] = False
-                continue
+        keys = [str(k) for k in batch.keys]
+        values: list[Any] = []
+        for key, tag, fields in zip(keys, batch.tags, extra, strict=True):
             info = fields.get(REWARD_EXTRA_INFO) if isinstance(fields, Mapping) else None
-            if not isinstance(info, Mapping) or flag not in info:
+            if tag.get("is_padding", False):
+                values.append(False)
+            elif isinstance(info, Mapping) and flag in info:
+                values.append(info[flag])
+            else:
                 raise ValueError(f"success.flag={flag!r}: row {key!r} has no {flag!r} in its {REWARD_EXTRA_INFO}; "
                                  f"the reward must return it with every score, e.g. {{'score': ..., '{flag}': 1}}")
-            try:  # the facade's success rule, which accepts only 0/1 flags
-                flags[str(key)] = bool(self.shaper.success_of(np.zeros(1), 0, np.asarray([info[flag]],
-                                                                                         dtype=object))[0])
-            except ValueError:
-                raise ValueError(f"success.flag={flag!r}: row {key!r} has {flag}={info[flag]!r} in its "
-                                 f"{REWARD_EXTRA_INFO}; a success flag is 0/1 (or True/False)") from None
-        return flags
+        try:
+            return dict(zip(keys, self._flags(values).tolist(), strict=True))
+        except ValueError:  # say which row: the first one the rule refuses on its own
+            for key, value in zip(keys, values, strict=True):
+                try:
+                    self._flags([value])
+                except ValueError:
+                    raise ValueError(f"success.flag={flag!r}: row {key!r} has {flag}={value!r} in its "
+                                     f"{REWARD_EXTRA_INFO}; a success flag is 0/1 (or True/False)") from None
+            raise
+
+    def _flags(self, values: list[Any]) -> np.ndarray:
+        """The facade's success rule on the trainer's flags (0/1 or True/False; anything else is refused)."""
+        return self.shaper.success_of(np.zeros(len(values)), 0, np.asarray(values, dtype=object))
 
     def _compute_metrics(self, batch: Any, metrics: dict, timing_raw: dict, global_steps: int, epoch: int) -> None:
         super()._compute_metrics(batch, metrics, timing_raw, global_steps, epoch)
