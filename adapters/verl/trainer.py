@@ -81,7 +81,7 @@ def align_total_steps(config: Any, run_steps: int, run_source: str) -> Shaper:
     node, key = block_home(config)
     settings = block_mapping(node[key])
     shaper_for(settings, run_steps, run_source)  # the facade's rule: fill in, or refuse a different number
-    with open_dict(node):
+    with read_write(node), open_dict(node):
         node[key] = {**settings, TOTAL_STEPS: run_steps}
     return shaper_for(node[key])
 

@@ -23,6 +23,7 @@ from planshape.adapters.verl.check import check
 from planshape.adapters.verl.trainer import PlanshapeTrainer
 from planshape.shaping.facade import ConfigError
 from verl.experimental.agent_loop.agent_loop import AgentLoopOutput
+from verl.trainer.ppo.padding_utils import upsample_batch_to_divisible_size
 from verl.trainer.ppo.reward import load_reward_manager
 from verl.trainer.ppo.v1 import get_trainer_cls
 from verl.utils.skip.skip_manager import SkipManager
@@ -139,7 +140,10 @@ def test_flags_reach_planpo_one_row_per_trajectory(transfer_queue, tokenizer, pr
     manager = load_reward_manager(trainer.config, tokenizer)
     rows, masks = _trajectory_rows(manager, tokenizer, prompt)
     assert [r[2].extra_fields["reward_extra_info"]["acc"] for r in rows] == [r[1] for r in ROLLOUTS]
-    batch = _put(transfer_queue, rows)
+    # VERL pads the batch to a multiple of the data-parallel size with no-op rows that copy the first row's
+    # extra info (acc=1), in a group of their own: they must count as failures, and change nothing else
+    batch = upsample_batch_to_divisible_size(_put(transfer_queue, rows), 5, tokenizer.eos_token_id)
+    assert [t.get("is_padding", False) for t in batch.tags] == [False] * 8 + [True] * 2
     try:
         metrics: dict = {}
         trainer._compute_advantage(batch, metrics)
@@ -148,9 +152,10 @@ def test_flags_reach_planpo_one_row_per_trajectory(transfer_queue, tokenizer, pr
         transfer_queue.kv_clear(keys=batch.keys, partition_id=batch.partition_id)
     lengths = [[end - start for start, end in runs(mask)] for mask in masks]
     expected = token_reference(masks, _reference(lengths))
-    for row, want in zip(got, expected, strict=True):
+    for row, want in zip(got[:8], expected, strict=True):
         torch.testing.assert_close(row, torch.tensor(want, dtype=row.dtype), rtol=1e-5, atol=1e-6)
-    assert metrics["planshape/success_rate"] == pytest.approx(0.5)  # the flags' rate (the score's would be 0.25)
+    assert all(torch.all(row == 0) for row in got[8:])
+    assert metrics["planshape/success_rate"] == pytest.approx(4 / 10)  # the flags' (the score's: 2 / 10)
 
 
 def test_flags_reach_planpo_one_row_per_turn(transfer_queue, tokenizer, prompt, step):
