@@ -103,9 +103,17 @@ def _db_build(args: argparse.Namespace) -> int:
     import time
 
     from planshape.validators.travelplanner.store import build_store
+    from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
     start = time.perf_counter()
-    counts = build_store(args.directory, args.output)
+    columns = (SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn())
+    with Progress(*columns, console=Console(stderr=True), transient=True, disable=args.no_progress) as bar:
+        task = bar.add_task("reading the database")
+
+        def shown(what: str, rows: int) -> None:
+            bar.update(task, description="building indexes" if what == "indexes" else f"{what}: {rows:,} rows")
+
+        counts = build_store(args.directory, args.output, progress=shown)
     size = Path(args.output).stat().st_size
     print(f"built {args.output} in {time.perf_counter() - start:.1f} s ({size / 1e6:.1f} MB): "
           + ", ".join(f"{k} {v}" for k, v in counts.items()))
@@ -204,6 +212,7 @@ def build_parser() -> argparse.ArgumentParser:
     build = dbs.add_parser("build", help="build the read-only SQLite store of a database directory")
     build.add_argument("directory", help="TravelPlanner database directory (official CSV layout)")
     build.add_argument("-o", "--output", required=True, help="store file to write")
+    build.add_argument("--no-progress", action="store_true", help="no progress display (rows per table, elapsed)")
     build.set_defaults(func=_db_build)
     synth = dbs.add_parser("synth", help="copy a database directory with a synthetic full-size flights table")
     synth.add_argument("source", help="database directory to copy (its own flights come first)")

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property, partial
@@ -39,6 +40,7 @@ from .observe.metric_names import ADVANTAGE_STATS, CORE, FAILURE, GROUPS, PREFIX
 from .observe.monitor import MONITOR_METRICS, NOT_CHECKED, Watch, watch_metrics
 from .observe.sample_log import SampleLog
 from .observe.verdict_log import CHECK_KEYS, NOT_RUN, verdict_code
+from .preflight import Report, check_database
 from .reward import RewardResult, Scorer
 from .splits import PLANNER_R1_VAL_SIZE, split_queries
 
@@ -49,8 +51,9 @@ if TYPE_CHECKING:
     from .scoring_pool import ScoringPool
 
 
-__all__ = ["ConfigError", "NO_ANSWER", "PASSED", "PREFIX", "SampleScore", "Shaper", "ShapingConfig", "TokenAdvantages",
-           "add_split_arguments", "as_mapping", "hookimpl", "metric_name"]
+__all__ = ["ConfigError", "NO_ANSWER", "PASSED", "PREFIX", "Report", "SampleScore", "Shaper", "ShapingConfig",
+           "TokenAdvantages", "add_check_arguments", "add_data_arguments", "add_split_arguments", "as_mapping",
+           "check_database", "data_shaper", "hookimpl", "metric_name", "read_all_queries"]
 
 
 
@@ -201,7 +204,7 @@ class Shaper:
         return scores
 
     def _score_now(self, text: Any, query: Query | Mapping[str, Any], step: int) -> SampleScore:
-        query = query if isinstance(query, Query) else Query.from_record(query)
+        query = _parse_query(query)
         return replace(self._wrap(self.scorer.score(text, query, step)), level=query.level or "", days=query.days)
 
     def _finish(self, outcome: SampleScore | Failed, step: int, query: Query | Mapping[str, Any]) -> SampleScore:
@@ -219,7 +222,7 @@ class Shaper:
         level, days = "", 0
         if query is not None:
             try:
-                parsed = query if isinstance(query, Query) else Query.from_record(_query(query))
+                parsed = _parse_query(_query(query))
                 level, days = parsed.level or "", parsed.days
             except (ValueError, TypeError):  # the query itself may be what could not be read
                 pass
@@ -315,15 +318,24 @@ class Shaper:
         return self.config.staged
 
     @staticmethod
-    def steps_completed(step_being_run: Any) -> int | None:
+    def steps_completed(step_being_run: Any, field: str = "global_steps") -> int | None:
         """planshape's step from a trainer counter that starts at 1 for the first step (VERL's ``global_steps``):
-        one less, never below 0; None when there is no usable counter."""
-        if step_being_run is None or isinstance(step_being_run, bool):
+        one less, never below 0; None when there is no counter. A counter that is not a whole number (``inf``,
+        ``"x"``, ``True``) is a trainer-side error: ``ValueError`` naming ``field``."""
+        if step_being_run is None:
             return None
-        try:
-            return max(int(step_being_run) - 1, 0)
-        except (TypeError, ValueError):
-            return None
+        return max(Shaper.trainer_step(step_being_run, field) - 1, 0)
+
+    @staticmethod
+    def trainer_step(counter: Any, field: str) -> int:
+        """A trainer's step counter as an int (TRL's ``global_step``, OpenRLHF's ``global_step``): a whole,
+        finite number >= 0, else ``ValueError`` naming ``field`` and what was given."""
+        value = counter.item() if isinstance(counter, np.generic) else counter
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) \
+                or value != int(value) or value < 0:
+            raise ValueError(f"{field} must be a whole number of steps >= 0 (the trainer's step counter), got "
+                             f"{counter!r}")
+        return int(value)
 
     # --- advantages ----------------------------------------------------------------------------------------
 
@@ -433,6 +445,25 @@ class Shaper:
         return [record for record, _ in read_query_rows(source)]
 
     @staticmethod
+    def gold_answer(record: Mapping[str, Any]) -> str:
+        """The gold plan of a record with one (TravelPlanner's train split: ``annotated_plan``), converted from the
+        upstream string format and written as a model's answer: the text that scores as the gold plan. A
+        ``ValueError`` names a record without one."""
+        from planshape.validators.travelplanner.answer import answer_text
+        from planshape.validators.travelplanner.plan_format import from_upstream
+        from planshape.validators.travelplanner.query import gold_plan
+
+        if not record.get("annotated_plan"):
+            raise ValueError("the record has no annotated_plan (only TravelPlanner's train split holds gold plans)")
+        return answer_text(from_upstream(gold_plan(record)))
+
+    @staticmethod
+    def read_query(label: Query | Mapping[str, Any] | str) -> Query:
+        """A trainer's query label (a record, its JSON text, or a ``Query``) read as the reward reads it;
+        ``ValueError`` saying what it must be (what a preflight runs on a data file's first row)."""
+        return _parse_query(_query(label))
+
+    @staticmethod
     def query_json(record: Mapping[str, Any]) -> str:
         """A query as the reward reads it back from a dataset row (every trainer's label column): the record's
         query fields as JSON text; the plan and reference information stay out (large, and never read)."""
@@ -493,6 +524,40 @@ def add_split_arguments(parser: argparse.ArgumentParser, out_flag: str | None = 
     parser.add_argument("--seed", type=int, default=0, help="the split's seed")
 
 
+DATA_CONFIG = '{"database": "sample", "estimator": "grpo"}'
+"""A data step's default config: the rows depend on the prompt alone, not on the database or the estimator."""
+
+
+def add_data_arguments(parser: argparse.ArgumentParser, out_help: str, val_out: bool = True) -> None:
+    """The one argument shape of every adapter's ``prepare-data``: ``QUERIES... -o OUT [--config FILE]
+    [--val-out FILE] [--val-size N] [--seed S]``."""
+    parser.add_argument("queries", nargs="+", help="TravelPlanner query files (HF CSV/JSONL/JSON), merged; 'sample' "
+                        "for the bundled sample world's queries")
+    parser.add_argument("-o", "--out", required=True, help=out_help)
+    parser.add_argument("--config", default=DATA_CONFIG, help="the run's planshape config (file or inline "
+                        "YAML/JSON); the rows depend only on its prompt (default: the sample world)")
+    add_split_arguments(parser, "--val-out" if val_out else None)
+
+
+def add_check_arguments(parser: argparse.ArgumentParser) -> None:
+    """The ``--config`` of every adapter's ``check`` (the planshape config the run will use)."""
+    parser.add_argument("--config", required=True, help="the run's planshape config (file or inline YAML/JSON)")
+
+
+def data_shaper(config: Any) -> Shaper:
+    """The ``Shaper`` of a data step: the run's config, validated, before the run's length is known (a
+    ``total_steps`` it leaves unset is not needed for prompts)."""
+    settings = as_mapping(config)
+    if isinstance(settings, Mapping) and settings.get("total_steps") is None:
+        settings = {**settings, "total_steps": 1 << 30}
+    return Shaper.from_mapping(settings)
+
+
+def read_all_queries(shaper: Shaper, paths: Sequence[str | Path]) -> list[dict[str, Any]]:
+    """The records of every query file, in order (``Shaper.read_queries`` of each)."""
+    return [record for path in paths for record in shaper.read_queries(path)]
+
+
 def _step(step: Any) -> int:
     """Steps are trainer-supplied (configuration-grade): a bad one raises, naming what was given."""
     if isinstance(step, bool) or not isinstance(step, (int, np.integer)) or step < 0:
@@ -501,15 +566,30 @@ def _step(step: Any) -> int:
 
 
 def _query(query: Query | Mapping[str, Any] | str) -> Query | Mapping[str, Any]:
+    """A trainer-side query (a dataset label): its JSON text is parsed here, nesting bounded; a bad one raises
+    ``ValueError`` saying what it must be (the one reading of every trainer's label)."""
+    if isinstance(query, (bytes, bytearray)):
+        query = bytes(query).decode("utf-8", "replace")
     if isinstance(query, str):
         try:
             query = json.loads(query)
+        except RecursionError:
+            raise ValueError("query text nests too deeply to be a TravelPlanner record") from None
         except ValueError as exc:
             raise ValueError(f"query text is not JSON ({exc})") from None
     if not isinstance(query, (Query, Mapping)):
         raise ValueError(f"a query is a TravelPlanner record (mapping), its JSON text or a Query, "
                          f"got {type(query).__name__}")
     return query
+
+
+def _parse_query(query: Query | Mapping[str, Any]) -> Query:
+    if isinstance(query, Query):
+        return query
+    try:
+        return Query.from_record(query)
+    except RecursionError:
+        raise ValueError("the query record nests too deeply to be a TravelPlanner record") from None
 
 
 def _pool_scorer(config: dict[str, Any]):

@@ -133,6 +133,7 @@ class ScoringPool:
             worker.task = None
 
     def _died(self, worker: _Worker, results: list) -> None:
+        worker.process.join(timeout=5)  # its pipe can close before the process is reaped: wait for the exit code
         code = worker.process.exitcode
         if worker.task is not None:
             index, start = worker.task

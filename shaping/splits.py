@@ -18,6 +18,11 @@ def split_queries(records: Sequence[Mapping[str, Any]], val_size: int = PLANNER_
     proportion (largest remainder), so each difficulty keeps its share."""
     if not 0 <= val_size <= len(records):
         raise ValueError(f"val_size {val_size} is outside 0..{len(records)} (the number of usable queries)")
+    if records and val_size == len(records):
+        raise ValueError(f"--val-size {val_size} takes all {len(records)} queries for validation and leaves no "
+                         "training rows: pass a smaller --val-size (--val-size 0: no validation split), or more "
+                         "query files (Planner-R1 merged train.csv and validation.csv, 225 queries, then split "
+                         "180/45)")
     rng = random.Random(seed)
     by_level: dict[str, list[int]] = defaultdict(list)
     for i, r in enumerate(records):

@@ -36,12 +36,20 @@ SHAPER = "_planshape_shaper"
 PATCHED = "_planshape_patched"
 
 
+ESTIMATOR_FLAG = "group_norm"
+"""The one OpenRLHF estimator flag under the hook: what its override computes (group-normalised advantages)."""
+
+
 def check_trainer_args(args: Any) -> None:
     """Refuse, at trainer start-up, an OpenRLHF configuration whose result the override would silently change."""
     estimator = args.algo.advantage.estimator
-    if estimator == "gae":
-        raise ConfigError("planshape's advantages replace OpenRLHF's estimator, which must not be 'gae' (it trains "
-                          "a critic on returns planshape overwrites): use --algo.advantage.estimator group_norm")
+    if estimator != ESTIMATOR_FLAG:
+        why = (" (it trains a critic on returns planshape overwrites)" if estimator == "gae" else
+               ": OpenRLHF would compute those, then planshape overwrites them, so the run would not be what the "
+               "flag says")
+        raise ConfigError(f"--algo.advantage.estimator {estimator}: planshape's advantages (its configured "
+                          f"estimator, group-normalised) replace OpenRLHF's{why}; use --algo.advantage.estimator "
+                          f"{ESTIMATOR_FLAG}")
     if args.rollout.n_samples_per_prompt < 2:
         raise ConfigError("planshape's advantages compare the samples of a group: set "
                           f"--rollout.n_samples_per_prompt >= 2 (got {args.rollout.n_samples_per_prompt})")
@@ -148,7 +156,7 @@ def wrap_trainer_init(original: Callable[..., None]) -> Callable[..., None]:
 
         @functools.wraps(train_step)
         def recorded_train_step(rollout_samples: Any, global_step: int) -> Any:
-            setattr(maker, STEP, int(global_step))
+            setattr(maker, STEP, Shaper.trainer_step(global_step, "global_step"))
             return train_step(rollout_samples, global_step)
 
         self.train_step = recorded_train_step

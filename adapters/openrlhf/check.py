@@ -4,6 +4,10 @@ OpenRLHF builds its argument parser inside ``train_ppo_ray``'s ``__main__`` bloc
 itself (argparse, ``hierarchize`` and every validation assert OpenRLHF makes) and stops where ``train`` would
 start Ray. Then it applies what the setup hook will demand in the trainer, and validates the planshape config:
 every mistake surfaces on the head node before a 16-GPU job is scheduled.
+
+Where a launch is prepared, OpenRLHF's GPU-only packages (vLLM, DeepSpeed) are often not installed, and its
+launcher imports them before parsing. There the check still checks what it can (the planshape config, the
+database, the reward and agent files the flags name) and says what it could not.
 """
 
 from __future__ import annotations
@@ -15,7 +19,7 @@ from pathlib import Path
 from typing import Any
 from unittest import mock
 
-from planshape.shaping.facade import ConfigError
+from planshape.shaping.facade import ConfigError, Report, check_database
 
 from .advantages import check_trainer_args
 from .config import check_success_flag, global_steps, shaper_for
@@ -29,6 +33,14 @@ class _Parsed(Exception):
 
 def _stop(args: Any) -> None:
     raise _Parsed(args)
+
+
+class MissingPackage(Exception):
+    """OpenRLHF's launcher imports a package this machine lacks (``name``), so its parser cannot run here."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__(name)
+        self.name = name
 
 
 def parse_launch(argv: Sequence[str]) -> Any:
@@ -48,6 +60,8 @@ def parse_launch(argv: Sequence[str]) -> Any:
             raise ConfigError(f"OpenRLHF rejects the flags: {exc}") from None
         except SystemExit:
             raise ConfigError("OpenRLHF's argument parser rejects the flags (its message is above)") from None
+        except ModuleNotFoundError as exc:
+            raise MissingPackage(exc.name or str(exc)) from None
     raise ConfigError("train_ppo_ray returned without reaching train()")
 
 
@@ -62,16 +76,83 @@ def local_prompts(args: Any) -> int | None:
     return min(rows, int(args.data.max_samples))
 
 
-def check_launch(argv: Sequence[str], config: str) -> dict[str, Any]:
-    """Everything planshape and OpenRLHF would refuse at start-up, checked now; what will run, when nothing is."""
-    args = parse_launch(argv)
-    check_trainer_args(args)
-    shaper = shaper_for(config, global_steps(args, local_prompts(args)))  # what the setup hook will build
-    check_success_flag(shaper)
-    files = [p for p in (args.train.agent_func_path, *(args.reward.remote_url or [])) if p and p.endswith(".py")]
+FILE_FLAGS = ("--reward.remote_url", "--train.agent_func_path")
+
+
+def flag_values(argv: Sequence[str], flag: str) -> list[str]:
+    """The values given to ``flag`` (``--flag A B`` or ``--flag=A``), for when OpenRLHF's parser cannot run."""
+    values: list[str] = []
+    for i, arg in enumerate(argv):
+        if arg.startswith(flag + "="):
+            values.append(arg.split("=", 1)[1])
+        elif arg == flag:
+            values.extend(a for a in _until_next_flag(argv[i + 1:]))
+    return values
+
+
+def _until_next_flag(rest: Sequence[str]) -> list[str]:
+    out = []
+    for arg in rest:
+        if arg.startswith("--"):
+            break
+        out.append(arg)
+    return out
+
+
+def check_launch(argv: Sequence[str], config: str) -> Report:
+    """Everything planshape and OpenRLHF would refuse at start-up, checked now, and what will run."""
+    report = Report()
+    args = None
+    run_steps = None
+    try:
+        args = parse_launch(argv)
+    except MissingPackage as missing:
+        report.unchecked.append(
+            f"OpenRLHF's own parsing and validation of the flags, what the planshape setup hook requires of them "
+            f"(--algo.advantage.estimator, --rollout.n_samples_per_prompt, the KL settings) and total_steps against "
+            f"the launch's global steps: OpenRLHF's launcher imports {missing.name!r}, which is not installed here; "
+            "run the check again where it is (a GPU node) to cover them")
+    except ConfigError as exc:
+        report.errors.append(str(exc))
+    if args is not None:
+        try:
+            check_trainer_args(args)
+        except ConfigError as exc:
+            report.errors.append(str(exc))
+        run_steps = global_steps(args, local_prompts(args))
+        if run_steps is None:
+            report.unchecked.append("total_steps against the launch's global steps: the prompt dataset is not one "
+                                    "local JSONL file, or dynamic filtering / --rollout.vllm_generate_batch_size "
+                                    "changes the steps per episode (the setup hook checks it when training starts)")
+        agent, rewards = args.train.agent_func_path, list(args.reward.remote_url or [])
+        report.lines.append(f"n_samples_per_prompt: {args.rollout.n_samples_per_prompt}")
+        report.lines.append(f"estimator_flag: {args.algo.advantage.estimator}")
+    else:
+        agents = flag_values(argv, FILE_FLAGS[1])
+        agent, rewards = (agents[-1] if agents else None), flag_values(argv, FILE_FLAGS[0])
+    _files(agent, rewards, report)
+    try:
+        shaper = shaper_for(config, run_steps)  # what the setup hook will build
+        check_success_flag(shaper)
+    except ConfigError as exc:
+        report.errors.append(f"planshape config {config}: {exc}")
+        return report
+    check_database(shaper, report)
+    report.lines.extend(f"{key}: {value}" for key, value in shaper.describe().items())
+    return report
+
+
+def _files(agent: str | None, rewards: list[str], report: Report) -> None:
+    """planshape's reward runs only through the files a launch names: at least one, and they exist."""
+    files = [p for p in (agent, *rewards) if p and str(p).endswith(".py")]
+    if not files:
+        named = ", ".join(rewards) or "neither"
+        report.errors.append(f"the launch names no planshape reward ({named}): pass --reward.remote_url "
+                             "DIR/reward_func.py or --train.agent_func_path DIR/agent_func.py, written by `planshape "
+                             "openrlhf files -o DIR --config FILE`")
     missing = [p for p in files if not Path(p).is_file()]
     if missing:
-        raise ConfigError(f"no such file: {', '.join(missing)} (write them with `planshape openrlhf files`)")
-    mode = "agent" if args.train.agent_func_path else "reward file"
-    return {"openrlhf": mode, "files": files, "n_samples_per_prompt": args.rollout.n_samples_per_prompt,
-            "estimator_flag": args.algo.advantage.estimator, **shaper.describe()}
+        report.errors.append(f"no such file: {', '.join(missing)} (write them with `planshape openrlhf files -o DIR "
+                             "--config FILE`)")
+    report.lines.append(f"openrlhf: {'agent' if agent else 'reward file'}")
+    report.lines.append(f"files: {files}")

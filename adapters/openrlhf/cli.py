@@ -11,7 +11,7 @@ import json
 import shutil
 from pathlib import Path
 
-from planshape.shaping.facade import Shaper, add_split_arguments, hookimpl
+from planshape.shaping.facade import Shaper, add_check_arguments, add_data_arguments, hookimpl
 
 from . import CONFIG_ENV
 
@@ -41,7 +41,7 @@ def _files(args: argparse.Namespace) -> int:
 def _prepare_data(args: argparse.Namespace) -> int:
     from .data import prepare_data
 
-    count = prepare_data(Path(args.queries), Path(args.out), args.config,
+    count = prepare_data([Path(q) for q in args.queries], Path(args.out), args.config,
                          Path(args.val_out) if args.val_out else None, args.val_size, args.seed)
     print(f"{args.out}: {count} prompts (--data.input_key prompt --data.label_key label --data.apply_chat_template)")
     return 0
@@ -51,9 +51,7 @@ def _check(args: argparse.Namespace) -> int:
     from .check import check_launch  # imports OpenRLHF: only for this command
 
     flags = args.flags[1:] if args.flags[:1] == ["--"] else args.flags
-    for key, value in check_launch(flags, args.config).items():
-        print(f"{key}: {value}")
-    return 0
+    return check_launch(flags, args.config).emit("planshape openrlhf check")
 
 
 @hookimpl
@@ -66,13 +64,10 @@ def planshape_add_commands(subparsers: argparse._SubParsersAction) -> None:
     files.add_argument("--config", required=True, help="the planshape config (JSON/YAML file), validated first")
     files.set_defaults(func=_files)
     data = commands.add_parser("prepare-data", help="TravelPlanner queries -> OpenRLHF prompt dataset (JSONL)")
-    data.add_argument("queries", help="TravelPlanner records (HF CSV/JSONL/JSON)")
-    data.add_argument("-o", "--out", required=True, help="the JSONL to write (--data.prompt_dataset)")
-    data.add_argument("--config", required=True, help="the planshape config of the run")
-    add_split_arguments(data, "--val-out")
+    add_data_arguments(data, "the JSONL to write (--data.prompt_dataset)")
     data.set_defaults(func=_prepare_data)
     check = commands.add_parser("check", help="check a launch on the head node: OpenRLHF's own parser and "
                                 "validation, what the setup hook requires, the planshape config")
-    check.add_argument("--config", required=True, help="the planshape config the run's PLANSHAPE_CONFIG names")
+    add_check_arguments(check)
     check.add_argument("flags", nargs=argparse.REMAINDER, help="-- then the flags of openrlhf.cli.train_ppo_ray")
     check.set_defaults(func=_check)

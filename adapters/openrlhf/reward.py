@@ -62,9 +62,12 @@ def make_reward_func(config: str) -> RewardFunc:
 
     def reward_func(queries: Sequence[Any], prompts: Sequence[Any], labels: Sequence[Any]) -> dict[str, Any]:
         """OpenRLHF's reward-function protocol: it passes one sample per call; more are scored row by row."""
+        if not len(queries) == len(prompts) == len(labels):
+            raise ValueError(f"reward_func got {len(queries)} queries, {len(prompts)} prompts and {len(labels)} "
+                             "labels: OpenRLHF passes one of each per sample")
         if len(queries) == 1:
             return reward_dict(shaper, queries[0], prompts[0], labels[0])
-        scored = [scored_sample(shaper, q, p, lb) for q, p, lb in zip(queries, prompts, labels, strict=False)]
+        scored = [scored_sample(shaper, q, p, lb) for q, p, lb in zip(queries, prompts, labels, strict=True)]
         return {"rewards": torch.tensor([float(s.reward) for s in scored]),
                 "scores": torch.tensor([float(s.success) for s in scored]),
                 "extra_logs": {n: torch.tensor(col) for n, col in shaper.metric_columns(scored).items()}}

@@ -58,7 +58,7 @@ def parse_tool_calls(text: str, limit: int) -> list[tuple[Any, Any]]:
     for block in TOOL_CALL.findall(text)[:limit]:
         try:
             call = json.loads(block)
-        except ValueError:
+        except (ValueError, RecursionError):  # model text: a malformed or absurdly nested call is answered
             call = None
         if isinstance(call, dict) and "name" in call:
             calls.append((call["name"], call.get("arguments")))

@@ -1,4 +1,4 @@
-"""A preflight for a TRL run: ``planshape trl check --shaping FILE --max-steps N``.
+"""A preflight for a TRL run: ``planshape trl check --config FILE --max-steps N``.
 
 What the trainer would refuse at start-up, checked before any model is loaded: the installed TRL and the
 private methods the PlanPO trainer overrides (``version.py``), and the planshape config against the run's
@@ -10,11 +10,23 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from planshape.shaping.facade import ConfigError, Report, check_database
+
 from .config import run_shaper
 from .version import check_version
 
 
-def check_launch(shaping: str | Mapping[str, Any], max_steps: int) -> dict[str, Any]:
-    """The TRL version and what will run; raises ``UnsupportedTRL`` or ``ConfigError`` saying what to fix."""
-    version = check_version()
-    return {"trl": version, "shaping": run_shaper(shaping, max_steps).describe()}
+def check_launch(config: str | Mapping[str, Any], max_steps: int) -> Report:
+    """The TRL version, the config against the run's length, the database, and what will run; raises
+    ``UnsupportedTRL`` when TRL itself is not the supported one."""
+    report = Report(lines=[f"trl {check_version()}"])
+    if max_steps <= 0:
+        report.unchecked.append("total_steps against the run's length: pass --max-steps (GRPOConfig.max_steps)")
+    try:
+        shaper = run_shaper(config, max_steps)
+    except ConfigError as exc:
+        report.errors.append(f"planshape config: {exc}")
+        return report
+    check_database(shaper, report)
+    report.lines.extend(f"{key}: {value}" for key, value in shaper.describe().items())
+    return report

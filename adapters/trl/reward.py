@@ -37,7 +37,8 @@ class PlanshapeReward:
     def __call__(self, prompts: Sequence[Any], completions: Sequence[Any], trainer_state: Any = None,
                  log_metric: Callable[[str, float], None] | None = None,
                  log_extra: Callable[[str, list], None] | None = None, **columns: Any) -> list[float]:
-        step = 0 if trainer_state is None else int(trainer_state.global_step)
+        step = 0 if trainer_state is None else Shaper.trainer_step(getattr(trainer_state, "global_step", None),
+                                                                   "trainer_state.global_step")
         queries = self.queries(columns, len(completions))
         scores = self.shaper.score_batch([final_turn(c) for c in completions], queries, step)
         if log_metric is not None and scores:
@@ -51,11 +52,18 @@ class PlanshapeReward:
     def queries(self, columns: Mapping[str, Any], n: int) -> list[Any]:
         """One query per completion: the JSON column when present, else the row's own TravelPlanner columns."""
         if self.query_column in columns:
-            return list(columns[self.query_column])
+            column = columns[self.query_column]
+            if isinstance(column, (str, bytes, Mapping)) or not isinstance(column, Sequence) or len(column) != n:
+                raise ValueError(f"column {self.query_column!r} must hold one query per completion ({n}), got "
+                                 f"{len(column) if isinstance(column, Sequence) else type(column).__name__}")
+            return list(column)
         record_columns = {k: v for k, v in columns.items() if k not in TRAINER_KWARGS and isinstance(v, list)}
         if "query" not in record_columns:
             raise ValueError(f"the dataset has neither a {self.query_column!r} column nor TravelPlanner columns "
                              f"(got {sorted(columns)}); build it with planshape.adapters.trl.data.to_dataset")
+        uneven = sorted(k for k, v in record_columns.items() if len(v) != n)
+        if uneven:
+            raise ValueError(f"dataset column(s) {', '.join(uneven)} do not hold one value per completion ({n})")
         return [{k: v[i] for k, v in record_columns.items()} for i in range(n)]
 
     def __getstate__(self) -> dict[str, Any]:

@@ -1,32 +1,27 @@
 """``planshape verl check``: compose the run's config with VERL's own Hydra config and say what will run.
 
 Catches before any GPU hour is spent: a VERL outside 0.9.x, the plugin entry point not installed or excluded
-by ``VERL_USE_EXTERNAL_PLUGINS``, a missing or invalid planshape block, a reward path that would score with
-other settings than the estimator's success test, a staged schedule that no step would reach, and a tool
-YAML that VERL's loader cannot build or that truncates tool responses below planshape's own limit.
+by ``VERL_USE_EXTERNAL_PLUGINS``, an estimator or reward manager name VERL's registries do not hold, a PlanPO
+block that another estimator would ignore, a missing or invalid planshape block, a database that does not open
+or has empty tables, data files that do not exist or whose rows the reward cannot read, a reward path that
+would score with other settings than the estimator's success test, a staged schedule that no step would reach,
+and a tool YAML that VERL's loader cannot build or that truncates tool responses below planshape's own limit.
 """
 
 from __future__ import annotations
 
+import difflib
 import os
-from dataclasses import dataclass, field
 from importlib import metadata
 from pathlib import Path
 from typing import Any
+
+from planshape.shaping.facade import Report, check_database
 
 from .version import check_version
 
 ENTRY_POINT = "planshape.adapters.verl.register"
 REWARD_MODULE = "pkg://planshape.adapters.verl.reward"
-
-
-@dataclass
-class Report:
-    """What will run (``lines``), what looks wrong but may be intended (``warnings``), what must be fixed."""
-
-    lines: list[str] = field(default_factory=list)
-    warnings: list[str] = field(default_factory=list)
-    errors: list[str] = field(default_factory=list)
 
 
 def compose(overrides: list[str]) -> Any:
@@ -63,6 +58,90 @@ def _entry_point(report: Report) -> None:
         if not ok:
             report.errors.append(f"{what} is not registered after `import verl`: set VERL_LOGGING_LEVEL=DEBUG "
                                  "and import verl to see the plugin's import error")
+
+
+def _names(cfg: Any, report: Report) -> None:
+    """The estimator and reward-manager names, against VERL's own registries (what it looks them up in)."""
+    from verl.experimental.reward_loop.reward_manager import registry
+    from verl.trainer.ppo import core_algos
+
+    from .advantages import NAME
+
+    estimator = str(cfg.algorithm.adv_estimator)
+    known = sorted(core_algos.ADV_ESTIMATOR_REGISTRY)
+    if estimator not in core_algos.ADV_ESTIMATOR_REGISTRY:
+        close = difflib.get_close_matches(estimator, known, n=1)
+        hint = f"did you mean algorithm.adv_estimator={close[0]}? " if close else ""
+        report.errors.append(f"algorithm.adv_estimator={estimator} is not an estimator VERL knows ({hint}known: "
+                             f"{', '.join(known)}); PlanPO is algorithm.adv_estimator={NAME}")
+    manager = cfg.reward.reward_manager
+    if manager.get("source", "register") == "register" and manager.name not in registry.REWARD_MANAGER:
+        names = sorted(registry.REWARD_MANAGER)
+        close = difflib.get_close_matches(str(manager.name), names, n=1)
+        hint = f"did you mean reward.reward_manager.name={close[0]}? " if close else ""
+        report.errors.append(f"reward.reward_manager.name={manager.name} is not a reward manager VERL knows ({hint}"
+                             f"known: {', '.join(names)}); planshape's is reward.reward_manager.name=planshape")
+
+
+def _estimator_block(cfg: Any, shaper: Any, report: Report) -> None:
+    """A planshape block naming PlanPO under another VERL estimator would be read by nobody: say so."""
+    from .advantages import NAME
+
+    estimator = str(cfg.algorithm.adv_estimator)
+    if estimator != NAME and shaper.config.estimator == NAME:
+        report.errors.append(f"algorithm.planpo asks for PlanPO (estimator: {NAME}, the default) but "
+                             f"algorithm.adv_estimator={estimator}, so VERL computes {estimator} advantages and "
+                             f"never reads it: set algorithm.adv_estimator={NAME}, or +algorithm.planpo.estimator="
+                             f"{estimator if estimator == 'grpo' else 'grpo'} to use the block for the reward only")
+
+
+def _data(cfg: Any, shaper: Any, report: Report) -> None:
+    """Each data file exists, has rows, and its first row's label is a query the reward reads."""
+    for key in ("train_files", "val_files"):
+        files = cfg.data.get(key)
+        files = [files] if isinstance(files, str) else list(files or [])
+        if not files:
+            report.errors.append(f"data.{key} is not set: point it at the parquet `planshape verl prepare-data` "
+                                 "writes")
+        for name in map(str, files):
+            if "://" in name:
+                report.unchecked.append(f"data.{key}={name} (a remote file: VERL copies it to the worker)")
+                continue
+            path = Path(name).expanduser()
+            if not path.is_file():
+                report.errors.append(f"data.{key}={name}: no such file; write it with `planshape verl "
+                                     "prepare-data QUERIES -o DIR` (DIR/train.parquet, DIR/val.parquet)")
+                continue
+            _data_file(key, path, shaper, report)
+
+
+def _data_file(key: str, path: Path, shaper: Any, report: Report) -> None:
+    try:
+        import pyarrow.parquet as pq
+
+        table = pq.read_table(path, columns=None).slice(0, 1)
+        rows = pq.ParquetFile(path).metadata.num_rows
+    except Exception as exc:  # noqa: BLE001 - any reader failure is a problem with the user's file
+        report.errors.append(f"data.{key}={path}: not a parquet file VERL can read ({type(exc).__name__}: {exc})")
+        return
+    if rows == 0:
+        report.errors.append(f"data.{key}={path}: holds no rows (was it prepared with every query in the other "
+                             "split? see prepare-data --val-size)")
+        return
+    missing = [c for c in ("prompt", "reward_model") if c not in table.column_names]
+    if missing:
+        report.errors.append(f"data.{key}={path}: no column {', '.join(missing)}; write it with `planshape verl "
+                             "prepare-data`")
+        return
+    if shaper is not None:
+        label = (table.column("reward_model").to_pylist()[0] or {}).get("ground_truth")
+        try:
+            shaper.read_query(label)  # the reward's own reading of a row's label
+        except ValueError as exc:
+            report.errors.append(f"data.{key}={path}: the first row's reward_model.ground_truth is not a query "
+                                 f"the reward reads ({exc}); write the file with `planshape verl prepare-data`")
+            return
+    report.lines.append(f"data.{key}: {path} ({rows} rows)")
 
 
 def _reward(cfg: Any, report: Report, estimator_config: Any) -> None:
@@ -177,7 +256,9 @@ def check(overrides: list[str]) -> Report:
 
     estimator = cfg.algorithm.adv_estimator
     report.lines.append(f"advantage estimator: {estimator}")
+    _names(cfg, report)
     estimator_config = None
+    shaper = None
     try:
         if cfg.algorithm.get("planpo") is not None or estimator == "planpo":
             shaper = shaper_for(trainer_block(cfg), cfg.trainer.get("total_training_steps"))
@@ -187,6 +268,8 @@ def check(overrides: list[str]) -> Report:
             if estimator_config.database == "sample":
                 report.warnings.append("algorithm.planpo.database=sample: rewards and tools use the bundled sample "
                                        "world, not TravelPlanner's database")
+            _estimator_block(cfg, shaper, report)
+            check_database(shaper, report)
         _reward(cfg, report, estimator_config)
         tool_config = estimator_config
         if tool_config is not None and tool_config.estimator_only:
@@ -197,6 +280,7 @@ def check(overrides: list[str]) -> Report:
     except ConfigError as exc:
         lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
         report.errors.append("planshape settings: " + " ".join(lines[:1]) + " " + "; ".join(lines[1:]))
+    _data(cfg, shaper, report)
     if estimator == "planpo" and cfg.algorithm.get("use_kl_in_reward"):
         report.warnings.append("algorithm.use_kl_in_reward=true: the KL penalty changes the scores PlanPO reads "
                                "success from; Planner-R1 used no KL")

@@ -6,22 +6,20 @@ from __future__ import annotations
 import argparse
 import sys
 
-from planshape.shaping.facade import add_split_arguments, hookimpl
+from planshape.shaping.facade import add_data_arguments, data_shaper, hookimpl
 
 
 def _prepare(args: argparse.Namespace) -> int:
-    from .config import shaper_for
     from .data import prepare
 
-    # The rows depend on no setting but the prompt; GRPO needs no α horizon, so this block is complete.
-    shaper = shaper_for({"database": args.database, "estimator": "grpo"})
+    shaper = data_shaper(args.config)
     try:
         import pandas  # noqa: F401
         import pyarrow  # noqa: F401
     except ImportError as exc:
         raise ValueError(f"prepare-data writes parquet with pandas and pyarrow ({exc}); both come with verl: "
                          "pip install 'verl[verl-core]==0.9.1'") from None
-    written = prepare(shaper, args.queries, args.output, args.val_size, args.seed)
+    written = prepare(shaper, args.queries, args.out, args.val_size, args.seed)
     for split, info in written.items():
         print(f"{split}: {info['rows']} rows -> {info['path']}")
     return 0
@@ -35,14 +33,7 @@ def _check(args: argparse.Namespace) -> int:
         report = check(args.overrides)
     except UnsupportedVerlError as exc:  # a user error: one line, exit 2, like the other commands
         raise ValueError(str(exc)) from None
-    for line in report.lines:
-        print(line)
-    for warning in report.warnings:
-        print(f"warning: {warning}", file=sys.stderr)
-    if report.errors:
-        raise ValueError("; ".join(report.errors))
-    print("ok: the config composes and planshape is set up")
-    return 0
+    return report.emit("planshape verl check")
 
 
 @hookimpl
@@ -52,12 +43,7 @@ def planshape_add_commands(subparsers: argparse._SubParsersAction) -> None:
     sub = verl.add_subparsers(dest="verl_command", required=True)
 
     prep = sub.add_parser("prepare-data", help="TravelPlanner queries (HF CSV/JSONL) -> train/val parquet")
-    prep.add_argument("queries", nargs="+", help="query files, merged (e.g. train.csv validation.csv)")
-    prep.add_argument("-o", "--output", required=True, help="directory for train.parquet and val.parquet")
-    add_split_arguments(prep)
-    prep.add_argument("--database", default="sample",
-                      help="database for the prompt's settings (default: the bundled sample world; rows do "
-                           "not depend on it)")
+    add_data_arguments(prep, "directory for train.parquet and val.parquet (split by --val-size)", val_out=False)
     prep.set_defaults(func=_prepare)
 
     chk = sub.add_parser("check", help="compose a run's overrides with VERL's Hydra config and validate them")

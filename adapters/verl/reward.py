@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .version import check_version
+from .version import check_version, finish_registration
 
 check_version()  # a clear message outside VERL 0.9.x, before VERL's own imports can fail obscurely
 
@@ -45,6 +45,24 @@ def final_turn(solution_str: Any) -> str:
     return solution_str if cut < 0 else solution_str[cut + len(TOOL_RESPONSE_END):]
 
 
+def row_step(extra_info: Any) -> int | None:
+    """The step of a row's ``extra_info`` (``global_steps``, as V1 trainers set it), or None; a row field that
+    is not what VERL writes raises ``ValueError`` naming it."""
+    if extra_info is None:
+        return None
+    if not isinstance(extra_info, Mapping):
+        raise ValueError(f"extra_info must be a mapping (VERL's per-row dict), got {type(extra_info).__name__}")
+    return Shaper.steps_completed(extra_info.get(STEP_KEY), f"extra_info.{STEP_KEY}")
+
+
+def row_label(reward_model: Any) -> Any:
+    """The query label of a row: ``reward_model.ground_truth`` (what ``planshape verl prepare-data`` writes)."""
+    if not isinstance(reward_model, Mapping) or "ground_truth" not in reward_model:
+        raise ValueError("reward_model must be a mapping with the query as 'ground_truth' (write the data with "
+                         f"`planshape verl prepare-data`), got {type(reward_model).__name__}")
+    return reward_model["ground_truth"]
+
+
 def score_fields(shaper: Any, solution_str: Any, ground_truth: Any, step: int) -> dict[str, Any]:
     """The fixed-key result VERL stores as ``reward_extra_info``."""
     scored = shaper.score(final_turn(solution_str), ground_truth, step)
@@ -65,7 +83,7 @@ def compute_score(data_source: str, solution_str: str, ground_truth: Any, extra_
                          "(or use reward.reward_manager.name=planshape, which reads algorithm.planpo)")
     shaper = shaper_for(planshape)
     if step is None:
-        step = Shaper.steps_completed((extra_info or {}).get(STEP_KEY))
+        step = row_step(extra_info)
     if step is None:
         if shaper.staged:
             raise ValueError("the schedule has several stages but no training step reaches compute_score under "
@@ -99,9 +117,12 @@ class PlanshapeRewardManager(RewardManagerBase):
         last = data[-1]  # multi-output trajectories: the last output carries the answer, as in VERL's managers
         responses = last.batch["responses"]
         length = int(last.batch["attention_mask"][-responses.shape[-1]:].sum())
-        ground_truth = last.non_tensor_batch["reward_model"]["ground_truth"]
+        ground_truth = row_label(last.non_tensor_batch.get("reward_model"))
         step = self.step_for(data.non_tensor_batch)
         text = await self.loop.run_in_executor(
             None, lambda: self.tokenizer.decode(responses[:length], skip_special_tokens=True))
         fields = await self.loop.run_in_executor(None, score_fields, self.shaper, text, ground_truth, step)
         return {"reward_score": fields["score"], "reward_extra_info": fields}
+
+
+finish_registration()

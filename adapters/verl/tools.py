@@ -10,6 +10,7 @@ Nothing a model sends raises: bad arguments come back as an ``Error: ...`` text 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, ClassVar
 from uuid import uuid4
 
@@ -31,7 +32,7 @@ class PlanshapeTool(BaseTool):
     tool_name: ClassVar[str] = ""
 
     def __init__(self, config: dict, tool_schema: OpenAIFunctionToolSchema | None = None):
-        if CONFIG_KEY not in (config or {}):
+        if not isinstance(config, Mapping) or CONFIG_KEY not in config:
             raise ValueError(f"{type(self).__name__}: the tool config needs '{CONFIG_KEY}' (a planshape config "
                              "mapping or file path, e.g. {type: native, planshape: {database: /path/to/database}})")
         # Tools use no estimator; GRPO (no α horizon) completes a block that only names the database.

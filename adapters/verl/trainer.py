@@ -34,7 +34,7 @@ import logging
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from .version import check_version
+from .version import check_version, finish_registration
 
 check_version()  # a clear message outside VERL 0.9.x, before VERL's own imports can fail obscurely
 
@@ -202,3 +202,6 @@ class PlanshapeTrainer(PPOTrainerSync):
                            missing[0])
             self._warned_missing = True
         return out
+
+
+finish_registration()

@@ -36,3 +36,14 @@ def check_version(version: str | None = None) -> str:
             f"planshape.adapters.verl supports VERL {SUPPORTED}.x, found verl {found}: pip install '{PIN}'. "
             "Other versions moved the estimator registry, reward loop or tool loader this adapter plugs into.")
     return found
+
+
+def finish_registration() -> None:
+    """Called at the end of a module that imports ``verl`` at its top: imported before ``verl``, that import ran
+    the plugin (register.py) while the module was half-initialised, so its object is registered now that it
+    exists; never where VERL did not load the plugin."""
+    import sys
+
+    plugin = sys.modules.get(f"{__package__}.register")
+    if plugin is not None and hasattr(plugin, "register"):
+        plugin.register()

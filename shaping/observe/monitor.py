@@ -8,15 +8,12 @@ before benchmark numbers start to lie.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-
 from planshape.validators.travelplanner.modes import QUIRKS
 from planshape.validators.travelplanner.monitor import NOT_CHECKED, UNATTRIBUTED, Monitor, Watch
 
 from .metric_names import PREFIX
 
-__all__ = ["MONITOR_METRICS", "NOT_CHECKED", "PREFIX", "UNATTRIBUTED", "Monitor", "Watch", "batch_rates",
-           "watch_metrics"]
+__all__ = ["MONITOR_METRICS", "NOT_CHECKED", "PREFIX", "UNATTRIBUTED", "Monitor", "Watch", "watch_metrics"]
 
 # Per-sample metric names (the facade logs them under ``planshape/``); their batch means are the rates.
 MONITOR_METRICS = ("official_pass", "strict_pass", "exploit", *(f"exploit/{q}" for q in QUIRKS),
@@ -32,14 +29,3 @@ def watch_metrics(watch: Watch) -> dict[str, float]:
         out[f"exploit/{quirk}"] = float(quirk in named)
     out[f"exploit/{UNATTRIBUTED}"] = float(watch.exploit and not watch.rules)
     return out
-
-
-def batch_rates(watches: Iterable[Watch], prefix: str = PREFIX) -> dict[str, float]:
-    """The batch's rates under the fixed names (every name present; 0 for an empty batch)."""
-    totals = dict.fromkeys(MONITOR_METRICS, 0.0)
-    count = 0
-    for watch in watches:
-        count += 1
-        for name, value in watch_metrics(watch).items():
-            totals[name] += value
-    return {prefix + name: (value / count if count else 0.0) for name, value in totals.items()}

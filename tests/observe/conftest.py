@@ -1,15 +1,5 @@
 """Fixtures shared by the observability tests."""
 
-import pytest
-from planshape.shaping import plugins
+from tests.stall_probe import stall_plugin
 
-from .stall_helpers import install_stall_plugin
-
-
-@pytest.fixture
-def stall_plugin(tmp_path, monkeypatch):
-    """The stall probe, found through its entry point here and in every worker started meanwhile."""
-    monkeypatch.syspath_prepend(str(install_stall_plugin(tmp_path / "plugin")))
-    plugins.reset()
-    yield
-    plugins.reset()
+__all__ = ["stall_plugin"]

@@ -11,8 +11,9 @@ from planshape.shaping.observe.monitor import MONITOR_METRICS
 from planshape.shaping.observe.verdict_log import read_log
 from planshape.validators.travelplanner.plan_format import from_upstream
 
+from tests.stall_probe import sample_rows, with_word
+
 from ..travelplanner.test_quirks import SAMPLE_Q, sample
-from .stall_helpers import sample_rows, with_word
 
 BASE = {"database": "sample", "total_steps": 100}
 

@@ -6,9 +6,11 @@ The families below are strict's quirk flags (docs/modes.md), the hardening issue
 from __future__ import annotations
 
 import copy
+from dataclasses import replace
 
 import pytest
-from planshape.shaping.observe.monitor import MONITOR_METRICS, batch_rates, watch_metrics
+from planshape.shaping import Shaper
+from planshape.shaping.observe.monitor import MONITOR_METRICS, watch_metrics
 from planshape.validators.travelplanner.evaluate import check_plan
 from planshape.validators.travelplanner.lookups import SharedLookups
 from planshape.validators.travelplanner.modes import QUIRKS
@@ -167,13 +169,18 @@ def test_unattributed_when_no_single_flag_explains(database, monkeypatch):
 
 
 def test_batch_rates_have_every_name():
+    """The monitor's rates are the facade's batch means of its per-sample metrics (what every trainer logs)."""
+    shaper = Shaper.from_mapping({"database": "sample", "monitor": True, "estimator": "grpo"})
+    unscored = shaper.unscored(0)
     exploit = Watch(True, False, ("is_valid_restaurants",), ("exact_repeats",))
-    rates = batch_rates([exploit, Watch(True, True), NOT_CHECKED, NOT_CHECKED])
+    scores = [replace(unscored, watch=w) for w in (exploit, Watch(True, True), NOT_CHECKED, NOT_CHECKED)]
+    rates = {k: v for k, v in shaper.metric_means(scores).items() if k.removeprefix("planshape/") in MONITOR_METRICS}
     assert set(rates) == {"planshape/" + n for n in MONITOR_METRICS}
     assert rates["planshape/official_pass"] == 0.5 and rates["planshape/strict_pass"] == 0.25
     assert rates["planshape/exploit"] == rates["planshape/exploit/exact_repeats"] == 0.25
     assert all(rates[f"planshape/exploit/{q}"] == 0 for q in QUIRKS if q != "exact_repeats")
-    assert set(batch_rates([]).values()) == {0.0}
+    empty = shaper.metric_means([])
+    assert {empty[k] for k in rates} == {0.0}
 
 
 # ---- exploit families of the hardening issue (issue 8)

@@ -289,3 +289,25 @@ def test_evaluate_plots_per_constraint(tmp_path):
         row = report["per_constraint"][key]
         assert bars["fail"][j] == pytest.approx(row["fail"] / sum(row.values()))
         assert bars["pass"][j] == pytest.approx(row["pass"] / sum(row.values()))
+
+
+def test_a_short_run_fills_the_x_axis(tmp_path):
+    """A 16-step run of the 8B curriculum (stages at 100 and 400) is drawn over its 16 steps: the stages it never
+    reached add no boundary that stretches the axis."""
+    from planshape.shaping.observe.report import figures
+
+    from tests.stall_probe import sample_rows
+
+    rows = sample_rows()
+    shaper = Shaper.from_mapping({"database": "sample", "schedule": "curriculum-8b", "total_steps": 500,
+                                  "log_dir": str(tmp_path / "log")})
+    for step in range(16):
+        shaper.score_batch([r["text"] for r in rows], [r["query"] for r in rows], step)
+    shaper.close()
+    summary = summarise(tmp_path / "log", progress=False)
+    for name in ("failure_modes", "reward", "exploit"):
+        fig = getattr(figures, name)(summary)
+        for ax in fig.axes:
+            if ax.get_lines():
+                assert ax.get_xlim()[1] < 20, (name, ax.get_xlim())
+        assert not [g for g in _lines(fig) if g.startswith("stage:")]

@@ -178,3 +178,14 @@ def test_no_import_circle_and_the_public_face():
     assert out.stdout.strip() == "ok"
     for package in ("shaping", "validators", "adapters"):
         assert (ROOT / package / "py.typed").is_file()
+
+
+def test_a_querys_gold_plan_as_an_answer(shared_dir, train_records):
+    """No ``ast.literal_eval`` of ``annotated_plan`` by hand: the gold answer scores full marks in both modes."""
+    for mode in ("official", "strict"):
+        shaper = Shaper.from_mapping({"database": str(shared_dir / "database"), "estimator": "grpo", "mode": mode})
+        for record in train_records[:10]:
+            scored = shaper.score(Shaper.gold_answer(record), record, 0)
+            assert (scored.reward, scored.failure) == (5.0, ""), record["query"]
+    with pytest.raises(ValueError, match="no annotated_plan"):
+        Shaper.gold_answer({"query": "x"})

@@ -22,3 +22,12 @@ def test_planner_r1_sizes_from_the_official_splits():
     train, val = Shaper.split_queries(records)
     assert (len(train), len(val)) == (180, 45)
     assert Counter(r["level"] for r in val) == Counter({"easy": 15, "medium": 15, "hard": 15})
+
+
+def test_a_split_that_leaves_no_training_rows_is_refused_with_the_fix():
+    """``prepare-data train.csv`` (45 queries) with the default 45 validation rows used to write 0 training rows."""
+    records = [{"level": "easy", "n": i} for i in range(45)]
+    with pytest.raises(ValueError, match=r"leaves no training rows: pass a smaller --val-size \(--val-size 0"):
+        Shaper.split_queries(records)
+    assert Shaper.split_queries(records, 0) == (Shaper.split_queries(records, 0)[0], [])
+    assert len(Shaper.split_queries(records, 0)[0]) == 45

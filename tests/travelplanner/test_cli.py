@@ -49,3 +49,25 @@ def test_mismatched_files_fail_with_message(tmp_path, capsys):
 def test_plans_without_queries_is_a_usage_error(tmp_path):
     with pytest.raises(SystemExit):
         main(["evaluate", str(tmp_path / "x.jsonl")])
+
+
+def test_unreadable_lines_are_reported_per_line_and_counted(tmp_path, capsys):
+    """A malformed JSON line, or an ``answer`` key where ``plan`` was expected, still counts as not delivered (as
+    upstream), but the report says so for each line and counts them."""
+    from planshape.validators.travelplanner.sample import sample_plans, sample_queries
+
+    lines = sample_plans().read_text().splitlines()
+    lines[1] = '{"plan": [{"day": 1,'  # cut off
+    lines[4] = json.dumps({"idx": 4, "answer": json.loads(lines[4])["plan"]})
+    plans = tmp_path / "plans.jsonl"
+    plans.write_text("\n".join(lines) + "\n")
+    report_path = tmp_path / "r.json"
+    assert main(["evaluate", str(plans), "--queries", str(sample_queries()), "--json", str(report_path),
+                 "--no-progress"]) == 0
+    out = capsys.readouterr().out
+    assert "2 line(s) could not be read as submission lines" in out
+    assert "line 2: " in out and "line 5: an object without a 'plan' key (keys: answer, idx)" in out
+    report = json.loads(report_path.read_text())
+    assert [u["idx"] for u in report["unreadable_lines"]] == [1, 4]
+    assert not report["plans"][1]["delivered"] and not report["plans"][4]["delivered"]
+    assert report["metrics"]["numerators"]["delivery_rate"] == 5  # the sample world's 7, less these two

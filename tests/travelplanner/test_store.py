@@ -142,3 +142,19 @@ def test_cli_db_build_and_evaluate_on_store(shared_dir, tmp_path, capsys, train_
     assert main(["evaluate", str(plans), "--queries", str(shared_dir / "train.csv"), "--database", str(store_path),
                  "--split", "train", "--json", str(report), "--no-progress"]) == 0
     assert json.loads(report.read_text())["metrics"]["rates"]["final_pass_rate"] == 1.0
+
+
+def test_building_a_store_reports_progress(shared_dir, tmp_path, capsys):
+    """``planshape db build`` on the full flights table runs for a minute: it shows rows per table as they go."""
+    from planshape.shaping.cli import main
+    from planshape.validators.travelplanner.store import build_store
+
+    seen: list[tuple[str, int]] = []
+    counts = build_store(shared_dir / "database", tmp_path / "a.sqlite", progress=lambda *a: seen.append(a))
+    tables = [t for t, _ in seen]
+    assert tables[-1] == "indexes" and set(tables[:-1]) == {"restaurants", "attractions", "accommodations",
+                                                              "flights", "distances"}
+    last = {t: n for t, n in seen if t != "indexes"}
+    assert last == {t: counts[t] for t in last}  # the final report of each table is its row count
+    assert main(["db", "build", str(shared_dir / "database"), "-o", str(tmp_path / "b.sqlite"), "--no-progress"]) == 0
+    assert "built " in capsys.readouterr().out

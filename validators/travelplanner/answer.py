@@ -20,6 +20,13 @@ def extract_answer(text: Any) -> str | None:
     return text[start + len(OPEN) : end].strip()
 
 
+def answer_text(plan: Any) -> str:
+    """A structured plan (the Planner-R1 JSON format) as the answer block a model writes."""
+    import json
+
+    return f"{OPEN}{json.dumps(plan, ensure_ascii=False)}{CLOSE}"
+
+
 def wrap_answer(text: str) -> str:
     """``text`` inside an answer block, unless it already holds one."""
     return text if OPEN in text else f"{OPEN}{text}{CLOSE}"

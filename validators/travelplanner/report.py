@@ -48,6 +48,7 @@ def evaluate_all(
         "breakdown": breakdown(queries, results),
         "per_constraint": per_constraint(results),
         "plans": [{"idx": i, **r.to_dict()} for i, r in enumerate(results)],
+        "unreadable_lines": [{"idx": i, "reason": sub.note} for i, sub in enumerate(submitted) if sub.unreadable],
         "citation": CITATION,
     }
 
@@ -79,4 +80,10 @@ def print_report(report: dict[str, Any], console: Console | None = None) -> None
         groups.add_row(row["level"], str(row["days"]), str(row["plans"]), str(row["delivered"]),
                        str(row["commonsense_pass"]), str(row["hard_pass"]), str(row["final_pass"]))
     console.print(groups)
+    unreadable = report.get("unreadable_lines", [])
+    if unreadable:
+        console.print(f"[bold red]{len(unreadable)} line(s) could not be read as submission lines[/bold red] "
+                      "(counted as not delivered):", highlight=False)
+        for line in unreadable:
+            console.print(f"  {line['reason']}", highlight=False, markup=False)
     console.print(f"mode: [bold]{report['mode']}[/bold]   database: {report['database']}   data: {CITATION}")

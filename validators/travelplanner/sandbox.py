@@ -78,6 +78,7 @@ class SandboxStore(Protocol):
     def first_flight(self, number: str) -> Flight | None: ...
     def flights(self, origin: str, destination: str, date: str) -> list[Flight]: ...
     def distance(self, origin: str, destination: str) -> Distance | None: ...
+    def counts(self) -> dict[str, int]: ...
 
 
 def _group(rows: Iterable, key) -> dict[str, list]:
@@ -162,6 +163,12 @@ class Sandbox:
 
     def distance(self, origin: str, destination: str) -> Distance | None:
         return self._distance.get((origin, destination))
+
+    def counts(self) -> dict[str, int]:
+        """Rows per table, named as the SQLite store names them."""
+        return {"restaurants": len(self.restaurants), "attractions": len(self.attractions),
+                "accommodations": len(self.accommodations), "flights": len(self.flight_rows),
+                "distances": len(self.distances), "cities": len(self.city_state)}
 
 
 def ground_cost(store: SandboxStore, origin: str, destination: str, mode: str) -> int | None:

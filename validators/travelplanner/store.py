@@ -21,7 +21,7 @@ import json
 import os
 import sqlite3
 import threading
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from functools import lru_cache
 from pathlib import Path
 
@@ -56,7 +56,12 @@ def fingerprint(directory: str | Path) -> dict[str, list[int]]:
     return {key: [p.stat().st_size, p.stat().st_mtime_ns] for key, p in database_paths(directory).items()}
 
 
-def _insert(db: sqlite3.Connection, table: str, rows: Iterable[tuple], batch: int = 50_000) -> int:
+Progress = Callable[[str, int], None]
+"""Told ``(what, rows so far)`` while a store is built (a full flights table takes about a minute)."""
+
+
+def _insert(db: sqlite3.Connection, table: str, rows: Iterable[tuple], batch: int = 50_000,
+            progress: Progress | None = None) -> int:
     fields = TABLES[table]._fields
     sql = f"INSERT INTO {table} ({', '.join(fields)}) VALUES ({', '.join('?' * len(fields))})"
     count, chunk = 0, []
@@ -66,12 +71,17 @@ def _insert(db: sqlite3.Connection, table: str, rows: Iterable[tuple], batch: in
             db.executemany(sql, chunk)
             count += len(chunk)
             chunk.clear()
+            if progress is not None:
+                progress(table, count)
     db.executemany(sql, chunk)
+    if progress is not None:
+        progress(table, count + len(chunk))
     return count + len(chunk)
 
 
-def build_store(directory: str | Path, path: str | Path) -> dict[str, int]:
-    """Write the store for an official-layout directory to ``path`` (atomically); returns row counts."""
+def build_store(directory: str | Path, path: str | Path, progress: Progress | None = None) -> dict[str, int]:
+    """Write the store for an official-layout directory to ``path`` (atomically); returns row counts.
+    ``progress`` is told each table's rows as they are written, then ``("indexes", 0)``."""
     paths = database_paths(directory)
     path = Path(path)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
@@ -83,12 +93,14 @@ def build_store(directory: str | Path, path: str | Path) -> dict[str, int]:
             db.execute(f"CREATE TABLE {table} ({', '.join(row_type._fields)})")
         db.execute("CREATE TABLE city_state (city TEXT PRIMARY KEY, state TEXT)")
         db.execute("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT)")
-        counts = {table: _insert(db, table, read_rows(paths[table], table))
+        counts = {table: _insert(db, table, read_rows(paths[table], table), progress=progress)
                   for table in ("restaurants", "attractions", "accommodations", "flights")}
-        counts["distances"] = _insert(db, "distances", read_distances(paths["distances"]))
+        counts["distances"] = _insert(db, "distances", read_distances(paths["distances"]), progress=progress)
         cities = read_city_states(paths["cities"])
         db.executemany("INSERT INTO city_state VALUES (?, ?)", cities.items())
         counts["cities"] = len(cities)
+        if progress is not None:
+            progress("indexes", 0)
         for statement in INDEXES:
             db.execute(statement)
         meta = {"format": FORMAT, "source": str(Path(directory).resolve()),

@@ -3,7 +3,9 @@
 A line may hold ``{"plan": ...}`` (upstream's format), or the plan itself: an upstream plan (day dicts of
 strings), a structured plan (schema-gated), or the answer text. A structured plan or answer that fails
 the schema gate counts as not delivered, and so does a line that cannot be read (not UTF-8, not JSON,
-nested too deeply, a bare number): each with its reason, never an exception.
+nested too deeply, a bare number) or an object without a ``plan`` key (``{"answer": ...}``): each with its
+reason, never an exception. Those lines are also marked ``unreadable``: the report says so per line and counts
+them, since a file of them scores 0% for a reason that is not the plans'.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from .plan_format import gate
 class Submitted:
     plan: Any  # upstream day dicts, or None when nothing checkable was delivered
     note: str = ""
+    unreadable: bool = False  # the line itself could not be read as a submission line (note says why)
 
 
 def is_structured(plan: Any) -> bool:
@@ -44,11 +47,16 @@ def read_submission(path: str | Path) -> list[Submitted]:
     for line in read_jsonl(path):
         record = line.value
         if line.error:
-            out.append(Submitted(None, f"line {line.number}: {line.error}"))
+            out.append(Submitted(None, f"line {line.number}: {line.error}", unreadable=True))
+        elif isinstance(record, dict) and "plan" not in record:
+            keys = ", ".join(sorted(map(str, record))[:5]) or "none"
+            out.append(Submitted(None, f"line {line.number}: an object without a 'plan' key (keys: {keys}); a "
+                                       "submission line is {\"idx\", \"query\", \"plan\"}", unreadable=True))
         elif isinstance(record, dict):
             out.append(normalise(record.get("plan")))
         elif record is None or isinstance(record, (list, str)):
             out.append(normalise(record))
         else:
-            out.append(Submitted(None, f"line {line.number}: {kind(record)}, not an object with a 'plan'"))
+            out.append(Submitted(None, f"line {line.number}: {kind(record)}, not an object with a 'plan'",
+                                 unreadable=True))
     return out

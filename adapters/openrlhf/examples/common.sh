@@ -1,7 +1,7 @@
 # Shared by the example launches (source it). A Ray cluster of 2 nodes x 8 GPUs is running:
 #   node 0: ray start --head --dashboard-host 0.0.0.0      node 1: ray start --address <node 0>:6379
 # planshape is installed on both nodes (pip install planshape, or ship it with the runtime env's py_modules), and
-#   planshape openrlhf prepare-data train.csv -o "$PLANSHAPE_DIR/train.jsonl"
+#   planshape openrlhf prepare-data train.csv -o "$PLANSHAPE_DIR/train.jsonl" --config planshape.json
 #   planshape openrlhf files -o "$PLANSHAPE_DIR" --config planshape.json   (and copy planshape-grpo.json there)
 # wrote the prompts and the files OpenRLHF loads by path into a folder every node sees.
 # Settings follow Planner-R1 (Qwen3-8B, 16 prompts x 8 rollouts a step, lr 1e-6, no KL, 30,500 response tokens).

@@ -22,7 +22,7 @@ planshape_overrides() {
     # algorithm: GRPO-style groups of 8, gamma = lambda = 1, no KL anywhere (Planner-R1)
     "algorithm.adv_estimator=$ESTIMATOR"
     algorithm.gamma=1.0 algorithm.lam=1.0 algorithm.use_kl_in_reward=False
-    "+algorithm.planpo.config=$PLANSHAPE_CONFIG"
+    "+algorithm.planpo.config=$PLANSHAPE_CONFIG" "+algorithm.planpo.estimator=$ESTIMATOR"
     "+algorithm.planpo.database=$database"
     # data: 180 train / 45 val queries; 16 prompts per step; 2268 + 30500 tokens = Qwen3's 32k context
     "data.train_files=$DATA_DIR/train.parquet" "data.val_files=$DATA_DIR/val.parquet"

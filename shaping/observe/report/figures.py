@@ -38,8 +38,12 @@ def _line(ax: Axes, x: np.ndarray, y: np.ndarray, gid: str, label: str, **style:
 
 
 def _stages(ax: Axes, summary: LogSummary, label: bool = True) -> None:
-    """Stage boundaries as dashed vertical lines (the first stage's start is not a boundary)."""
+    """Stage boundaries as dashed vertical lines (the first stage's start is not a boundary). Only the stages the
+    log reached: a 16-step run of a 500-step schedule is drawn over its 16 steps, not squeezed left of step 400."""
+    last = max(summary.step_numbers(), default=0)
     for start, name in summary.stage_boundaries():
+        if start > last:
+            continue
         if start > 0:
             line = ax.axvline(start, color="0.4", linestyle="--", linewidth=1)
             line.set_gid(f"stage:{name}")

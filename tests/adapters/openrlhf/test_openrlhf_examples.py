@@ -104,3 +104,73 @@ def test_total_steps_is_checked_against_the_launch_global_steps(tmp_path, capsys
         argv[argv.index("--train.agent_func_path") + 1] = str(files / "agent_func.py")
         assert main(["openrlhf", "check", "--config", str(config), "--", *argv]) == rc
     assert "runs 300 optimizer steps" in capsys.readouterr().err
+
+
+def _checked(tmp_path, capsys, config: str, argv: list[str]) -> tuple[int, str, str]:
+    capsys.readouterr()
+    rc = main(["openrlhf", "check", "--config", config, "--", *argv])
+    out = capsys.readouterr()
+    return rc, out.out, out.err
+
+
+def _written(tmp_path, config: str, argv: list[str]) -> list[str]:
+    files = tmp_path / "files"
+    assert main(["openrlhf", "files", "-o", str(files), "--config", config]) == 0
+    argv[argv.index("--train.agent_func_path") + 1] = str(files / "agent_func.py")
+    return argv
+
+
+def _without(argv: list[str], flag: str) -> list[str]:
+    at = argv.index(flag)
+    return argv[:at] + argv[at + 2:]
+
+
+@pytest.mark.parametrize(("change", "problem", "fix"), [
+    (lambda a: [*a, "--algo.advantage.estimator", "reinforce_baseline"],
+     "--algo.advantage.estimator reinforce_baseline", "use --algo.advantage.estimator group_norm"),
+    (lambda a: _without(a, "--train.agent_func_path"), "the launch names no planshape reward",
+     "pass --reward.remote_url DIR/reward_func.py or --train.agent_func_path DIR/agent_func.py"),
+])
+def test_each_failing_launch_fails_the_preflight_naming_problem_and_fix(change, problem, fix, curriculum_config,
+                                                                        tmp_path, capsys):
+    """Each of these passed `planshape openrlhf check` before (rc 0); OpenRLHF would then run something else."""
+    _, argv = split_job(launch("planpo.sh", tmp_path))
+    rc, out, err = _checked(tmp_path, capsys, curriculum_config, change(_written(tmp_path, curriculum_config, argv)))
+    errors = [line for line in err.splitlines() if line.startswith("planshape openrlhf check: error: ")]
+    assert rc == 2 and any(problem in e and fix in e for e in errors), err
+
+
+def test_an_empty_database_fails_the_preflight(tmp_path, capsys):
+    (tmp_path / "db").mkdir()
+    config = write_config(tmp_path / "c.json", schedule="stage1", database=str(tmp_path / "db"))
+    _, argv = split_job(launch("grpo.sh", tmp_path))
+    argv[argv.index("--reward.remote_url") + 1] = str(EXAMPLES / "reward_func.py")
+    rc, out, err = _checked(tmp_path, capsys, config, argv)
+    assert rc == 2 and "missing database file(s)" in err
+
+
+def test_a_step_count_it_cannot_derive_is_said_not_passed_over(curriculum_config, tmp_path, capsys):
+    _, argv = split_job(launch("planpo.sh", tmp_path))  # its prompt dataset is on a hub: steps unknown here
+    rc, out, err = _checked(tmp_path, capsys, curriculum_config, _written(tmp_path, curriculum_config, argv))
+    assert rc == 0 and "not checked here: total_steps against the launch's global steps" in err
+    assert "ok: nothing to fix in what could be checked here" in out
+
+
+def test_the_check_runs_where_vllm_is_not_installed(curriculum_config, tmp_path):
+    """The machine a launch is prepared on: no vLLM, no DeepSpeed (a fresh process without the test stand-ins)."""
+    import subprocess
+    import sys
+
+    _, argv = split_job(launch("planpo.sh", tmp_path))
+    argv = _written(tmp_path, curriculum_config, argv)
+    command = [sys.executable, "-m", "planshape.shaping.cli", "openrlhf", "check", "--config", curriculum_config, "--"]
+    probe = "import importlib.util as u; print(u.find_spec('vllm') is None)"
+    assert subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True).stdout.strip() == "True"
+    done = subprocess.run([*command, *argv], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "not checked here: OpenRLHF's own parsing and validation of the flags" in done.stderr
+    assert "'vllm', which is not installed here" in done.stderr and "Traceback" not in done.stderr
+    assert "estimator: planpo" in done.stdout and "ok: nothing to fix in what could be checked here" in done.stdout
+    missing = subprocess.run([*command, *_without(argv, "--train.agent_func_path"), "--reward.remote_url",
+                              str(tmp_path / "nowhere.py")], capture_output=True, text=True, timeout=300)
+    assert missing.returncode == 2 and "no such file: " + str(tmp_path / "nowhere.py") in missing.stderr

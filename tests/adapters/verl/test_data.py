@@ -91,3 +91,13 @@ def test_unusable_rows_are_refused_with_their_number(shared_dir, tmp_path):
     assert done.returncode == 2
     assert "row 2" in done.stderr and "budget" in done.stderr
     assert not (tmp_path / "out" / "train.parquet").exists()
+
+
+def test_a_split_that_leaves_no_training_rows_fails_with_the_fix(shared_dir, tmp_path, capsys):
+    """``prepare-data train.csv`` alone (45 queries, 45 validation rows by default) used to write 0 training rows
+    with rc 0."""
+    from planshape.shaping.cli import main
+
+    assert main(["verl", "prepare-data", str(shared_dir / "train.csv"), "-o", str(tmp_path / "out")]) == 2
+    assert "leaves no training rows: pass a smaller --val-size" in capsys.readouterr().err
+    assert not (tmp_path / "out" / "train.parquet").exists()

@@ -62,3 +62,22 @@ def test_a_failing_plugin_import_is_logged_loudly():
     done = _fresh(code)
     assert "planshape could not register its VERL plugins" in done.stderr
     assert "planshape verl check" in done.stderr
+
+
+@pytest.mark.parametrize("first", ["planshape.adapters.verl.reward", "planshape.adapters.verl.trainer", "verl"])
+def test_registration_does_not_depend_on_import_order(first):
+    """Importing the reward module before anything imported verl used to leave both names unregistered (a
+    circular import, logged and swallowed by VERL's plugin loader). Each order, in a fresh process."""
+    code = (f"import {first}\n"
+            "import verl\n"
+            "from verl.trainer.ppo.core_algos import get_adv_estimator_fn\n"
+            "from verl.experimental.reward_loop.reward_manager import get_reward_manager_cls\n"
+            "from verl.trainer.ppo.v1.trainer_base import get_trainer_cls\n"
+            "print(get_adv_estimator_fn('planpo').__module__, get_reward_manager_cls('planshape').__name__,\n"
+            "      get_trainer_cls('planshape').__name__)\n")
+    done = _fresh(code)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split() == ["planshape.adapters.verl.advantages", "PlanshapeRewardManager", "PlanshapeTrainer"]
+    # VERL itself warns about optional engines it cannot import (torchtitan, megatron, ...): not ours to judge
+    for sign in ("ImportError", "partially initialized", "Traceback", "could not register"):
+        assert sign not in done.stderr, done.stderr[-2000:]

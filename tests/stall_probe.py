@@ -1,10 +1,13 @@
 """A plugin whose check sleeps, spins or kills its process (by a word in the query text), installed as a
-real entry-point distribution in a temporary folder, and a scorer factory for the pool's workers."""
+real entry-point distribution in a temporary folder, and a scorer factory for the pool's workers. Shared by the
+core suite and every adapter suite (each scores through its trainer's own path with it)."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
+
+import pytest
 
 PLUGIN = '''
 import os, signal, time
@@ -39,6 +42,17 @@ def install_stall_plugin(folder: Path) -> Path:
     (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: stall-probe-plugin\nVersion: 0.1\n")
     (dist / "entry_points.txt").write_text("[planshape]\nstall_probe = stall_probe_plugin\n")
     return folder
+
+
+@pytest.fixture
+def stall_plugin(tmp_path, monkeypatch):
+    """The stall probe, found through its entry point here and in every worker started meanwhile."""
+    from planshape.shaping import plugins
+
+    monkeypatch.syspath_prepend(str(install_stall_plugin(tmp_path / "plugin")))
+    plugins.reset()
+    yield
+    plugins.reset()
 
 
 def sample_scorer(mode: str = "strict"):
