@@ -128,12 +128,13 @@ def _data_file(key: str, path: Path, shaper: Any, report: Report) -> None:
         report.errors.append(f"data.{key}={path}: holds no rows (was it prepared with every query in the other "
                              "split? see prepare-data --val-size)")
         return
+    own_task = shaper is not None and shaper.estimator_only  # the run's own data and reward: its columns are its own
     missing = [c for c in ("prompt", "reward_model") if c not in table.column_names]
-    if missing:
+    if missing and not own_task:
         report.errors.append(f"data.{key}={path}: no column {', '.join(missing)}; write it with `planshape verl "
                              "prepare-data`")
         return
-    if shaper is not None:
+    if shaper is not None and not own_task:
         label = (table.column("reward_model").to_pylist()[0] or {}).get("ground_truth")
         try:
             shaper.read_query(label)  # the reward's own reading of a row's label
