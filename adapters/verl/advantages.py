@@ -5,7 +5,9 @@ batch, the prompt-group ids (``index``, from ``uid``) and the ``algorithm`` conf
 V1 the advantage step fetches a fixed field list). So: the score is the row sum of the token rewards; turns
 are the runs of 1s in ``response_mask`` (assistant tokens; tool observations are 0s) and the facade derives
 them; groups come from ``index`` (rows arrive reordered by ``_balance_batch``, so never from row order);
-success is recovered from the score at this step (``Shaper.success_from_rewards``); and the step comes from
+success is recovered from the score at this step (``Shaper.success_from_rewards``), or, with ``success.by=flag``,
+is the per-row flag the ``planshape`` V1 trainer fetched from the reward's extra info (``row_success``: VERL
+hands an estimator no such field, so only that trainer can supply it); and the step comes from
 VERL's ``SkipManager.step``, which both trainers set to ``global_steps`` in the driver process before the
 advantage step (minus 1 for planshape's "completed steps" convention). Where it is unset (a direct call
 outside a trainer), the estimator counts its own calls in this process and says so once in the log.
@@ -22,7 +24,7 @@ check_version()  # a clear message outside VERL 0.9.x, before VERL's own imports
 
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
-from planshape.shaping.facade import Shaper  # noqa: E402
+from planshape.shaping.facade import ConfigError, Shaper  # noqa: E402
 
 from .config import algorithm_block, shaper_for  # noqa: E402
 
@@ -33,6 +35,17 @@ _fallback = {"calls": 0, "warned": False}
 # The statistics of the latest call: VERL gives estimators no metrics sink, so the planshape trainer
 # (``trainer.py``) reads them here after its advantage step and logs them with that step's metrics.
 last_stats: dict[str, float] = {}
+# The success flags of the rows of the advantage step in progress, by TransferQueue key: written by the planshape
+# trainer (``trainer.py``) around VERL's advantage step, read by the multi-output dispatch (``multi_output.py``).
+row_success: dict[str, bool] = {}
+
+
+def flag_refusal(flag: str | None) -> str:
+    """Why ``success.by=flag`` needs the planshape trainer, and what to set instead (the one message)."""
+    return (f"success.by=flag (flag {flag!r}) needs trainer.use_v1=true trainer.v1.trainer_mode=planshape: only that "
+            "trainer hands the estimator each row's reward extra info (VERL 0.9 passes an estimator the token "
+            "rewards, the mask and the uids); select it, or use +algorithm.planpo.success.by=threshold "
+            "+algorithm.planpo.success.threshold=<R of a success> (the PlanPO paper: 10)")
 
 
 def trainer_step() -> int | None:
@@ -61,15 +74,17 @@ def _step() -> int:
 def compute_planpo_advantage(token_level_rewards: torch.Tensor, response_mask: torch.Tensor,
                              index: np.ndarray | None = None, config: Any = None,
                              reward_baselines: torch.Tensor | None = None, trajectory: Any = None,
-                             turn_order: Any = None) -> tuple[torch.Tensor, torch.Tensor]:
+                             turn_order: Any = None, success: Any = None) -> tuple[torch.Tensor, torch.Tensor]:
     """VERL's estimator contract: the keyword arguments ``compute_advantage`` passes in 0.9.1; returns
     (advantages, returns), both (B, L), zero outside the response mask. ``trajectory`` / ``turn_order``: the
-    row-per-turn layout of V1's multi-output sessions (``multi_output.py``)."""
+    row-per-turn layout of V1's multi-output sessions; ``success``: per-row flags (both from ``multi_output.py``)."""
     if index is None:
         raise ValueError("planpo needs the prompt-group ids (VERL passes them as 'index' from the batch's 'uid')")
     shaper = shaper_for(algorithm_block(config))
+    if shaper.config.success.by == "flag" and success is None:
+        raise ConfigError(flag_refusal(shaper.config.success.flag))
     scores = token_level_rewards.sum(dim=-1).detach().float().cpu().numpy()
-    result = shaper.advantages(scores, response_mask, np.asarray(index, dtype=object), _step(),
+    result = shaper.advantages(scores, response_mask, np.asarray(index, dtype=object), _step(), success=success,
                                trajectory=trajectory, turn_order=turn_order)
     last_stats.clear()
     last_stats.update(result.stats)

@@ -128,12 +128,13 @@ def _data_file(key: str, path: Path, shaper: Any, report: Report) -> None:
         report.errors.append(f"data.{key}={path}: holds no rows (was it prepared with every query in the other "
                              "split? see prepare-data --val-size)")
         return
+    own_task = shaper is not None and shaper.estimator_only  # the run's own data and reward: its columns are its own
     missing = [c for c in ("prompt", "reward_model") if c not in table.column_names]
-    if missing:
+    if missing and not own_task:
         report.errors.append(f"data.{key}={path}: no column {', '.join(missing)}; write it with `planshape verl "
                              "prepare-data`")
         return
-    if shaper is not None:
+    if shaper is not None and not own_task:
         label = (table.column("reward_model").to_pylist()[0] or {}).get("ground_truth")
         try:
             shaper.read_query(label)  # the reward's own reading of a row's label
@@ -223,10 +224,14 @@ def _tools(cfg: Any, report: Report, max_chars: int | None) -> None:
 
 def _trainer(cfg: Any, report: Report, config: Any) -> None:
     """planshape's metrics reach VERL's training log only through the ``planshape`` V1 trainer."""
+    from .advantages import flag_refusal
     from .trainer import TRAINER_NAME, run_shaper
 
     mode = cfg.trainer.v1.get("trainer_mode")
-    if cfg.trainer.get("use_v1", True) and mode == TRAINER_NAME:
+    selected = cfg.trainer.get("use_v1", True) and mode == TRAINER_NAME
+    if config is not None and config.success.by == "flag" and not selected:
+        report.errors.append(flag_refusal(config.success.flag))
+    if selected:
         groups = run_shaper(cfg).config.metrics  # a ConfigError is reported as the block's
         report.lines.append(f"trainer: {TRAINER_NAME} (VERL's sync trainer; logs the planshape metric groups "
                             f"{list(groups)} at every step)")

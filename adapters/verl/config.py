@@ -41,20 +41,15 @@ def block_mapping(block: Any) -> dict[str, Any]:
 
 
 @lru_cache(maxsize=8)
-def _shaper(canonical: str, run_steps: int | None) -> Shaper:
-    shaper = Shaper.from_mapping(json.loads(canonical), run_steps, "trainer.total_training_steps")
-    if shaper.config.success.by == "flag":
-        raise ConfigError(f"{BLOCK}.success: by=flag cannot work in VERL 0.9: its advantage step passes an estimator "
-                          "the token rewards, the mask and the uids, never the reward's extra info; use "
-                          f"+algorithm.{BLOCK}.success.by=threshold +algorithm.{BLOCK}.success.threshold=<R of a "
-                          "success> (the PlanPO paper: 10)")
-    return shaper
+def _shaper(canonical: str, run_steps: int | None, run_source: str) -> Shaper:
+    return Shaper.from_mapping(json.loads(canonical), run_steps, run_source)
 
 
-def shaper_for(block: Any, run_steps: int | None = None) -> Shaper:
+def shaper_for(block: Any, run_steps: int | None = None, run_source: str = "trainer.total_training_steps") -> Shaper:
     """The ``Shaper`` of a block, built once per process (its sandbox opens once, on first use); ``run_steps``:
-    VERL's ``trainer.total_training_steps`` where it is set, which ``total_steps`` must then equal."""
-    return _shaper(json.dumps(block_mapping(block), sort_keys=True, default=str), run_steps)
+    the steps VERL will run (``run_source`` says where that number comes from), which ``total_steps`` must then
+    equal (or is filled in from)."""
+    return _shaper(json.dumps(block_mapping(block), sort_keys=True, default=str), run_steps, run_source)
 
 
 def algorithm_block(algorithm: Any) -> Any:

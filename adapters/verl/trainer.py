@@ -16,6 +16,16 @@ chosen by ``trainer.v1.trainer_mode``. This class is selected with ``trainer.v1.
 So ``Tracking.log(data=metrics, step=global_steps)`` receives them with VERL's own metrics of the same step.
 Which names: ``Shaper.metric_names`` and ``Shaper.advantage_metric_names`` of the run's planshape block
 (``metrics:`` chooses the groups).
+
+Two things only a trainer knows, so only this trainer gives them to planshape:
+
+* the run's length: once VERL's ``_init_dataloader`` has computed ``total_training_steps`` (dataloader length x
+  ``trainer.total_epochs``, or ``trainer.total_training_steps``), planshape's ``total_steps`` is filled in from
+  it or a different one is refused (the facade's rule), and written back into the block, so that the estimator
+  and the reward workers, which build their ``Shaper`` from that block, decay α over the same steps;
+* with ``success.by=flag``, each row's flag: before VERL's advantage step it fetches the flag field of every
+  row's ``reward_extra_info`` and hands them, by TransferQueue key, to the ``planpo`` estimator
+  (``advantages.row_success``, read by ``multi_output.py`` in both layouts).
 """
 
 from __future__ import annotations
@@ -35,25 +45,53 @@ from planshape.shaping.facade import ConfigError, Shaper  # noqa: E402
 from verl.trainer.ppo.v1.trainer_sync import PPOTrainerSync  # noqa: E402
 
 from . import advantages  # noqa: E402
-from .config import BLOCK, shaper_for  # noqa: E402
+from .config import BLOCK, block_mapping, shaper_for  # noqa: E402
 
 TRAINER_NAME = "planshape"
 SYNC = "sync"  # the mode name VERL's own checks compare against
 REWARD_EXTRA_INFO = "reward_extra_info"  # where the reward loop puts a row's reward dict in ``extra_fields``
+TOTAL_STEPS = "total_steps"
 logger = logging.getLogger(__name__)
 
 
+def block_home(config: Any) -> tuple[Any, str]:
+    """Where the run's planshape settings are: (node, key) of ``algorithm.planpo``, else of the plain reward's
+    ``reward_kwargs.planshape``."""
+    if config.algorithm.get(BLOCK) is not None:
+        return config.algorithm, BLOCK
+    kwargs = ((config.get("reward") or {}).get("custom_reward_function") or {}).get("reward_kwargs")
+    if kwargs is not None and kwargs.get("planshape") is not None:
+        return kwargs, "planshape"
+    raise ConfigError(f"trainer.v1.trainer_mode={TRAINER_NAME} logs planshape's metrics, so it needs the "
+                      f"planshape settings: +algorithm.{BLOCK}.database=... (or the reward's "
+                      "reward_kwargs.planshape)")
+
+
 def run_shaper(config: Any) -> Shaper:
-    """The run's planshape settings: ``algorithm.planpo``, else the plain reward's ``reward_kwargs.planshape``."""
-    block = config.algorithm.get(BLOCK)
-    if block is None:
-        block = ((config.get("reward") or {}).get("custom_reward_function") or {}).get("reward_kwargs", {}) \
-            .get("planshape")
-    if block is None:
-        raise ConfigError(f"trainer.v1.trainer_mode={TRAINER_NAME} logs planshape's metrics, so it needs the "
-                          f"planshape settings: +algorithm.{BLOCK}.database=... (or the reward's "
-                          "reward_kwargs.planshape)")
-    return shaper_for(block)
+    """The run's planshape settings: ``algorithm.planpo``, else the plain reward's ``reward_kwargs.planshape``;
+    ``total_steps`` checked against (or filled in from) ``trainer.total_training_steps`` where it is set."""
+    node, key = block_home(config)
+    steps = config.trainer.get("total_training_steps")
+    return shaper_for(node[key], None if steps is None else int(steps))
+
+
+def align_total_steps(config: Any, run_steps: int, run_source: str) -> Shaper:
+    """The run's ``Shaper`` with ``total_steps`` = the steps VERL will run (filled in, or a ``ConfigError``
+    naming both numbers), written back into the block so every ``Shaper`` built from it agrees."""
+    node, key = block_home(config)
+    settings = block_mapping(node[key])
+    shaper_for(settings, run_steps, run_source)  # the facade's rule: fill in, or refuse a different number
+    with read_write(node), open_dict(node):
+        node[key] = {**settings, TOTAL_STEPS: run_steps}
+    return shaper_for(node[key])
+
+
+def run_source(config: Any, steps_per_epoch: int) -> str:
+    """What fixed the run's length, for the message of a ``total_steps`` that disagrees with it."""
+    if config.trainer.get("total_training_steps") is not None:
+        return "trainer.total_training_steps"
+    return (f"VERL's trainer ({steps_per_epoch} steps per epoch: the train set over data.train_batch_size, "
+            f"x trainer.total_epochs={config.trainer.total_epochs})")
 
 
 def reward_metrics(shaper: Shaper, infos: Iterable[Any]) -> dict[str, float]:
@@ -79,15 +117,68 @@ class PlanshapeTrainer(PPOTrainerSync):
     def __init__(self, config: Any):
         with read_write(config), open_dict(config):
             config.trainer.v1.trainer_mode = SYNC  # the registry already chose this class by its name
-        self.shaper = run_shaper(config)
+        node, key = block_home(config)
+        steps = config.trainer.get("total_training_steps")
+        self.shaper: Shaper | None
+        if steps is not None:
+            self.shaper = align_total_steps(config, int(steps), "trainer.total_training_steps")
+        elif TOTAL_STEPS in block_mapping(node[key]):
+            self.shaper = run_shaper(config)  # checked against the dataloader's length in ``_init_dataloader``
+        else:
+            self.shaper = None  # built once ``_init_dataloader`` knows the run's length
         self._warned_missing = False
         super().__init__(config)
 
+    def _init_dataloader(self) -> None:
+        """VERL computes the run's length here; planshape's ``total_steps`` follows it (``align_total_steps``)."""
+        super()._init_dataloader()
+        self.shaper = align_total_steps(self.config, int(self.total_training_steps),
+                                        run_source(self.config, self.steps_per_epoch))
+
     def _compute_advantage(self, batch: Any, metrics: dict) -> Any:
         advantages.last_stats.clear()  # what is there after the call is this call's
-        batch = super()._compute_advantage(batch, metrics)
+        advantages.row_success.clear()
+        if self.shaper.config.success.by == "flag" and self.config.algorithm.adv_estimator == advantages.NAME:
+            advantages.row_success.update(self.success_flags(batch))
+        try:
+            batch = super()._compute_advantage(batch, metrics)
+        finally:
+            advantages.row_success.clear()
         metrics.update(advantage_metrics(self.shaper, advantages.last_stats))
         return batch
+
+    def success_flags(self, batch: Any) -> dict[str, bool]:
+        """Each row's ``success.flag`` from its ``reward_extra_info``, by key (VERL's padding rows: False, as
+        their zero reward reads). A row without it, or with a value that is not 0/1, is an error naming both."""
+        flag = self.shaper.config.success.flag
+        data = tq.kv_batch_get(keys=list(batch.keys), partition_id=batch.partition_id, select_fields=["extra_fields"])
+        extra = data["extra_fields"]
+        extra = extra.tolist() if hasattr(extra, "tolist") else list(extra)
+        keys = [str(k) for k in batch.keys]
+        values: list[Any] = []
+        for key, tag, fields in zip(keys, batch.tags, extra, strict=True):
+            info = fields.get(REWARD_EXTRA_INFO) if isinstance(fields, Mapping) else None
+            if tag.get("is_padding", False):
+                values.append(False)
+            elif isinstance(info, Mapping) and flag in info:
+                values.append(info[flag])
+            else:
+                raise ValueError(f"success.flag={flag!r}: row {key!r} has no {flag!r} in its {REWARD_EXTRA_INFO}; "
+                                 f"the reward must return it with every score, e.g. {{'score': ..., '{flag}': 1}}")
+        try:
+            return dict(zip(keys, self._flags(values).tolist(), strict=True))
+        except ValueError:  # say which row: the first one the rule refuses on its own
+            for key, value in zip(keys, values, strict=True):
+                try:
+                    self._flags([value])
+                except ValueError:
+                    raise ValueError(f"success.flag={flag!r}: row {key!r} has {flag}={value!r} in its "
+                                     f"{REWARD_EXTRA_INFO}; a success flag is 0/1 (or True/False)") from None
+            raise
+
+    def _flags(self, values: list[Any]) -> np.ndarray:
+        """The facade's success rule on the trainer's flags (0/1 or True/False; anything else is refused)."""
+        return self.shaper.success_of(np.zeros(len(values)), 0, np.asarray(values, dtype=object))
 
     def _compute_metrics(self, batch: Any, metrics: dict, timing_raw: dict, global_steps: int, epoch: int) -> None:
         super()._compute_metrics(batch, metrics, timing_raw, global_steps, epoch)

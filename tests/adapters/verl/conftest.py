@@ -41,3 +41,18 @@ def example_env(monkeypatch, tmp_path):
     monkeypatch.setenv("PLANSHAPE_CONFIG", str(EXAMPLES / "planshape-8b.yaml"))
     monkeypatch.setenv("PLANSHAPE_DATABASE", "sample")
     return os.environ
+
+
+@pytest.fixture(scope="session")
+def transfer_queue():
+    """A local TransferQueue, as the V1 task runner starts one (one storage unit: a small test); one per session."""
+    import ray
+    import transfer_queue as tq
+    from omegaconf import OmegaConf
+
+    os.environ.setdefault("RAY_AUTH_MODE", "disabled")
+    ray.init(num_cpus=8, include_dashboard=False, log_to_driver=False)
+    tq.init(OmegaConf.create({"backend": {"SimpleStorage": {"num_data_storage_units": 1}}}))
+    yield tq
+    tq.close()
+    ray.shutdown()

@@ -118,7 +118,7 @@ def test_estimator_only_config_mistakes_fail_at_start_up():
     data = _data([_row(t) for t in TURNS], SCORES, UIDS)
     with pytest.raises(ConfigError, match="no TravelPlanner final pass"):
         compute_advantage(data, adv_estimator="planpo", config=_algorithm(success={"by": "pass"}))
-    with pytest.raises(ConfigError, match="by=flag cannot work in VERL"):
+    with pytest.raises(ConfigError, match="success.by=flag .* needs .*trainer.v1.trainer_mode=planshape"):
         compute_advantage(data, adv_estimator="planpo", config=_algorithm(success={"by": "flag", "flag": "acc"}))
     with pytest.raises(ConfigError, match="schedule: set without a database"):
         compute_advantage(data, adv_estimator="planpo", config=_algorithm(schedule="stage2"))

@@ -19,7 +19,6 @@ import json
 import os
 
 import numpy as np
-from omegaconf import OmegaConf
 from planshape.adapters.verl import advantages as planpo
 from planshape.adapters.verl.config import shaper_for
 from planshape.adapters.verl.trainer import PlanshapeTrainer
@@ -39,20 +38,6 @@ BASE = ["algorithm.adv_estimator=planpo", "reward.reward_manager.name=planshape"
         "+algorithm.planpo.schedule=curriculum-8b", "+algorithm.planpo.total_steps=500",
         "actor_rollout_ref.rollout.n=4", "data.train_batch_size=2"]
 PLANSHAPE = ["trainer.v1.trainer_mode=planshape", *BASE]
-
-
-@pytest.fixture(scope="module")
-def transfer_queue():
-    """A local TransferQueue, as the V1 task runner starts one (one storage unit: a small test)."""
-    import ray
-    import transfer_queue as tq
-
-    os.environ.setdefault("RAY_AUTH_MODE", "disabled")
-    ray.init(num_cpus=8, include_dashboard=False, log_to_driver=False)
-    tq.init(OmegaConf.create({"backend": {"SimpleStorage": {"num_data_storage_units": 1}}}))
-    yield tq
-    tq.close()
-    ray.shutdown()
 
 
 def _trainer(overrides: list[str]) -> PlanshapeTrainer:
