@@ -66,6 +66,7 @@ def prepare_workdir(where: Path) -> Path:
             for i, r in enumerate(Shaper.read_queries(SHARED / "train.csv"))]
     (where / "PLANS.jsonl").write_text("\n".join(gold) + "\n", encoding="utf-8")
     (where / "home").mkdir()
+    _task_data(where / "data")
     for block in blocks():
         if block.mark.startswith("file "):
             (where / block.mark.removeprefix("file ").strip()).write_text(block.body, encoding="utf-8")
@@ -113,3 +114,17 @@ def assert_runs(block: Block, workdir: Path) -> None:
 def marked(mark: str) -> list[Block]:
     """The blocks with ``mark`` (an adapter suite runs those marked with its trainer's name)."""
     return [b for b in blocks() if b.mark == mark]
+
+
+def _task_data(folder: Path) -> None:
+    """Another task's own VERL data (docs/any-task.md): two prompt rows per split, where pyarrow is installed (the
+    VERL suite; the blocks that read them run only there)."""
+    try:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+    except ImportError:
+        return
+    folder.mkdir()
+    rows = {"data_source": ["webshop", "webshop"], "prompt": [[{"role": "user", "content": "buy a red mug"}]] * 2}
+    for split in ("train", "val"):
+        pq.write_table(pa.table(rows), folder / f"{split}.parquet")

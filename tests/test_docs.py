@@ -1,14 +1,15 @@
 """The docs cannot drift from the code: every command line and code block in README.md, docs/ and the adapters'
 example READMEs runs as written, here, on the bundled sample world and ../shared/travelplanner's files.
 
-How it runs: one working directory per test module holds what the documents name, as a checkout with
-``../shared`` beside it (linked): ``train.csv`` and ``validation.csv`` (both TravelPlanner's 45-row train split, from
-../shared/travelplanner), ``database/`` (its database), ``PLANS.jsonl`` (the gold plans of train.csv, as answer JSON),
-``home/`` (``$HOME``, so ``~/...`` lands here), links to the repository's ``.venv``, ``adapters/``, ``tests/`` and
-``validators/`` (never ``pyproject.toml`` or ``scripts/``: nothing here may reinstall the package), and every
-block marked ``file NAME``. Each ``bash`` block runs there with ``bash -euo pipefail`` (this interpreter's bin
-first on PATH) and must exit 0; each ``python`` block runs there as a script in a fresh interpreter and must exit
-0; ``yaml``/``json``/``toml`` blocks must parse. About 40 s on 2 cores.
+How it runs: one working directory per test module holds what the documents name, as a checkout with ``../shared``
+beside it (linked): ``train.csv`` and ``validation.csv`` (both TravelPlanner's 45-row train split, from
+../shared/travelplanner), ``database/`` (its database), ``PLANS.jsonl`` (the gold plans of train.csv, as answer
+JSON), ``home/`` (``$HOME``, so ``~/...`` lands here), ``data/{train,val}.parquet`` (another task's data,
+docs/any-task.md; written where pyarrow is, the VERL suite), links to the repository's ``.venv``, ``adapters/``,
+``tests/`` and ``validators/`` (never ``pyproject.toml`` or ``scripts/``: nothing here may reinstall the package),
+and every block marked ``file NAME``. Each ``bash`` block runs there with ``bash -euo pipefail`` (this interpreter's
+bin first on PATH) and must exit 0; each ``python`` block runs there as a script in a fresh interpreter and must
+exit 0; ``yaml``/``json``/``toml`` blocks must parse. About 40 s on 2 cores.
 
 The convention that marks a block: an HTML comment on the line right above its fence, ``<!-- docs-test: MARK -->``
 (invisible in rendered Markdown). Marks:
