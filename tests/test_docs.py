@@ -9,20 +9,22 @@ docs/any-task.md; written where pyarrow is, the VERL suite), links to the reposi
 ``tests/`` and ``validators/`` (never ``pyproject.toml`` or ``scripts/``: nothing here may reinstall the package),
 and every block marked ``file NAME``. Each ``bash`` block runs there with ``bash -euo pipefail`` (this interpreter's
 bin first on PATH) and must exit 0; each ``python`` block runs there as a script in a fresh interpreter and must
-exit 0; ``yaml``/``json``/``toml`` blocks must parse. About 40 s on 2 cores.
+exit 0; ``yaml``/``json``/``toml`` blocks must parse. 20-50 s on 2 cores.
 
 The convention that marks a block: an HTML comment on the line right above its fence, ``<!-- docs-test: MARK -->``
 (invisible in rendered Markdown). Marks:
 
 - ``file NAME``: the block is a file the text writes (a config); it is written to NAME in the working directory
   before anything runs, and commands use it.
-- ``gpu``: needs GPUs, a cluster or a served model. Not run here: its ``planshape`` lines still parse with the real
-  CLI parser (below), and the adapter suites compose the launches (``tests/adapters/verl/test_check.py`` runs every
-  VERL script's overrides through ``planshape verl check``; ``tests/adapters/openrlhf/test_openrlhf_examples.py``
-  parses every OpenRLHF launch with OpenRLHF's parser; ``tests/adapters/trl/test_example.py`` parses the TRL configs
-  and runs ``train_planner.py --tiny``).
-- ``verl`` / ``trl`` / ``openrlhf``: needs that trainer installed (CPU). Run by that adapter's suite, in its venv:
-  ``tests/adapters/<name>/test_docs_blocks.py`` executes each such block the same way (``marked``).
+- ``gpu``: needs GPUs, a cluster (paths such as ``/shared/...``) or a served model. Not run: its ``planshape``
+  lines parse with the real CLI parser and its Python imports exist (below); the launch scripts such blocks start
+  are composed by the adapter suites (``tests/adapters/verl/test_check.py`` runs every VERL script's overrides
+  through ``planshape verl check``; ``tests/adapters/openrlhf/test_openrlhf_examples.py`` parses every OpenRLHF
+  launch with OpenRLHF's parser; ``tests/adapters/trl/test_example.py`` parses the TRL configs and runs
+  ``train_planner.py --tiny``). A block's other lines (a bare override list, ``ray job submit``) are not checked.
+- ``verl`` / ``trl`` / ``openrlhf``: needs that trainer installed (CPU). Run by that adapter's suite, in its venv
+  (``tests/adapters/<name>/test_docs_blocks.py``, OpenRLHF's ``test_openrlhf_docs_blocks.py``), the same way and in
+  the same kind of working directory (``tests/docs_blocks.py``).
 - ``serves``: a server that runs until stopped: started here, alive (listening) after its start-up, then stopped.
 - ``long``: the benchmarks (minutes each at their sizes). Not run by any suite: each is a script that prints its
   ratio against a baseline run in the same process; run them by hand. (``planshape db synth`` is shown with
