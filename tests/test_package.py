@@ -1,7 +1,11 @@
 """Packaging rules from DESIGN.md: the core imports without trainers or torch, and does no work at import."""
 
+import importlib.util
 import subprocess
 import sys
+from pathlib import Path
+
+import pytest
 
 CODE = """
 import sys
@@ -42,3 +46,19 @@ def test_wheel_holds_every_package_and_file(tmp_path):
                             capture_output=True, text=True).stdout.split()
     expected = {f"planshape/{name}" for name in listed}
     assert sorted(expected - shipped) == []
+
+
+@pytest.mark.parametrize(("trainer", "argv"), [
+    ("verl", ["verl", "check", "algorithm.adv_estimator=planpo"]),
+    ("trl", ["trl", "check", "--config", "adapters/trl/examples/shaping.yaml", "--max-steps", "500"]),
+    ("openrlhf", ["openrlhf", "check", "--config", "adapters/openrlhf/examples/planshape.json", "--",
+                  "--algo.kl.init_coef", "0"]),
+])
+def test_a_trainer_check_without_its_trainer_says_what_to_install(trainer, argv):
+    """Where a user prepares a launch the trainer may be missing: one error line naming the install, rc 2."""
+    if importlib.util.find_spec(trainer) is not None:
+        pytest.skip(f"{trainer} is installed here; its own suite checks the launch")
+    out = subprocess.run([sys.executable, "-m", "planshape.shaping.cli", *argv], capture_output=True, text=True,
+                         cwd=Path(__file__).resolve().parents[1])
+    assert out.returncode == 2, out.stderr
+    assert "Traceback" not in out.stderr and "pip install" in out.stderr
