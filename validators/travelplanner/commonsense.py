@@ -92,7 +92,7 @@ def _repeated(trip: Trip, message: str, item: Any, first: Any) -> str:
 
 
 def is_valid_restaurants(trip: Trip) -> Outcome:
-    seen = Seen()
+    seen = Seen(trip.normalised)
     for i, unit in enumerate(trip.days):
         for meal in MEALS:
             if meal in unit and trip.filled(unit[meal]):
@@ -106,7 +106,7 @@ def is_valid_restaurants(trip: Trip) -> Outcome:
 
 
 def is_valid_attractions(trip: Trip) -> Outcome:
-    seen = Seen()
+    seen = Seen(trip.normalised)
     for i, unit in enumerate(trip.days):
         if "attraction" in unit and trip.filled(unit["attraction"]):
             for item in trip.items(unit["attraction"]):
@@ -225,10 +225,19 @@ def is_valid_information_in_current_city(trip: Trip) -> Outcome:
                 return False, _not_in_city(trip, f"The {meal} in day {i + 1} is invalid city choice.", unit[meal],
                                            cities)
         if "attraction" in unit and trip.filled(unit["attraction"]):
+            away: str | None = None  # the city of the day's day trip (Q20: one city a day)
             for item in trip.items(unit["attraction"]):
-                if not _in_cities(trip, item, cities) and not _day_trip(trip, text, item):
+                if _in_cities(trip, item, cities):
+                    continue
+                if not _day_trip(trip, text, item):
                     return False, _not_in_city(trip, f"The attraction in day {i + 1} is invalid city choice"
                                                f"{_beyond_reach(trip, text, item)}.", item, cities)
+                if not trip.mode.day_trip_any_distance:
+                    there = trip.item_city(item)
+                    if away is not None and there != away:
+                        return False, (f"The attraction in day {i + 1} is invalid city choice (Q20: a day trip "
+                                       f"goes to one city, but day {i + 1} visits {away} and {there}).")
+                    away = there
         if "accommodation" in unit and trip.filled(unit["accommodation"]):
             stay = unit["accommodation"]
             last = [cities[-1]] if isinstance(cities, list) else cities[-1]  # upstream: the last character (Q1)
