@@ -304,6 +304,12 @@ def test_unchecked_stated_values(database, train):
         plan[0]["transportation"] = f"Self-driving, from Kansas City to Pensacola, {stated}, cost: 71"
         assert named in _closed_by(plan, query, database, "unchecked_stated_values",
                                    "is_valid_information_in_sandbox")
+    # A time in other digits is not the canonical string's time: a countable Q16 failure, never a crash
+    # (a superscript digit passes str.isdigit, then int() raises).
+    for time in ("15:4\u2070", "15:\u0664\u0660", "\u0661\u0665:40"):
+        plan = rockford(edits={(0, "transportation"): ROCKFORD_PLAN[0]["transportation"].replace("15:40", time)})
+        reason = reasons(check_plan(plan, ROCKFORD, database, "strict"))["is_valid_information_in_sandbox"]
+        assert f"departure time {time}, but flight F3573659 has 15:40 (Q16)" in reason
 
 
 def test_several_places_per_field(database):
@@ -347,6 +353,23 @@ def test_day_trip_any_distance(database, train):
     plan[3]["attraction"] = f"{sight}, El Paso;"
     reason = _closed_by(plan, query, database, "day_trip_any_distance", "is_valid_information_in_current_city")
     assert "(Q20: a day trip from San Antonio reaches 340 km; El Paso is 887 km by road)" in reason
+    # Several day trips in one day, each within reach (231, 290 and 252 km, in three directions): about
+    # 1,500 km of unpaid driving, and a bigger pool of attractions for Diverse Attractions.
+    for day, cities in ((3, ("Corpus Christi", "Waco")), (5, ("Austin", "Corpus Christi", "Laredo"))):
+        plan = copy.deepcopy(gold)
+        plan[day]["attraction"] += "".join(f"{_new_sight(database, gold, c)}, {c};" for c in cities)
+        reason = _closed_by(plan, query, database, "day_trip_any_distance", "is_valid_information_in_current_city")
+        first = "San Angelo" if day == 3 else cities[0]
+        assert f"(Q20: a day trip goes to one city, but day {day + 1} visits {first} and " in reason
+    plan = copy.deepcopy(gold)  # one day-trip city (as the gold plan's days 4 and 5) stays allowed
+    plan[5]["attraction"] += f"{_new_sight(database, gold, 'Austin')}, Austin;"
+    assert check_plan(plan, query, database, "strict").final_pass
+
+
+def _new_sight(database, plan, city: str) -> str:
+    """An attraction of ``city`` that ``plan`` does not visit."""
+    seen = {item.strip() for day in plan for item in str(day.get("attraction", "")).split(";")}
+    return next(a.name for a in database.in_city("attractions", city) if f"{a.name}, {city}" not in seen)
 
 
 def test_teleport_between_days(database, train):
