@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from .jsonl import kind, read_jsonl
 
@@ -105,6 +105,14 @@ class Query(BaseModel):
     @classmethod
     def _local(cls, value: Any) -> Any:
         return literal(value) if value is not None else {}
+
+    @model_validator(mode="after")
+    def _a_date_per_day(self) -> Query:
+        """Strict checks each day's flight against that day's date: a partial list would leave later days'
+        flights unchecked (an empty list means the query gives no dates at all, docs/modes.md row 7)."""
+        if self.date and len(self.date) != self.days:
+            raise ValueError(f"date lists {len(self.date)} dates for a {self.days}-day trip: give one per day")
+        return self
 
     @classmethod
     def from_record(cls, record: Mapping[str, Any]) -> Query:
