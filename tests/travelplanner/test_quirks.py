@@ -385,3 +385,27 @@ def test_every_quirk_is_tested():
     names = {name for name, _ in inspect.getmembers(sys.modules[__name__], inspect.isfunction)}
     missing = [q for q in QUIRKS if f"test_{q}" not in names]
     assert not missing, f"quirks without a test: {missing}"
+
+
+def test_two_places_at_once_across_midnight():
+    """A flight that lands after midnight keeps the traveller on the plane into the next day (Q19)."""
+    from planshape.validators.travelplanner import sample
+    from planshape.validators.travelplanner.database import load_database
+    from planshape.validators.travelplanner.sandbox import Flight, Sandbox
+
+    world = load_database(sample.sample_database())
+    red_eye = Flight("F9000199", 150, "23:30", "11:15", "11 hours 45 minutes", "2022-03-10", "Harborview",
+                     "Lindenfield", 620.0)
+    store = Sandbox(world.restaurants, world.attractions, world.accommodations, [*world.flight_rows, red_eye],
+                    world.distances, dict(world.city_state))
+    plan = copy.deepcopy(SAMPLE_PLAN)
+    plan[0].update(transportation="Flight Number: F9000199, from Harborview to Lindenfield, Departure Time: 23:30, "
+                                  "Arrival Time: 11:15", lunch="-", dinner="-")
+    # Day 2's breakfast (until 10:30) is eaten while the flight of day 1 is still in the air.
+    reason = _closed_by(plan, SAMPLE_Q, store, "two_places_at_once", "is_valid_information_in_current_city")
+    assert "The breakfast in day 2 (The Copper Kettle, Lindenfield) closes at 10:30, before flight F9000199 of " \
+           "day 1 lands at 11:15 (Q19)." == reason
+    plan[1]["breakfast"] = "-"  # no breakfast: lunch (from 11:00 to 15:00) after landing is possible
+    plan[1]["lunch"], plan[1]["dinner"] = plan[1]["dinner"], plan[1]["lunch"]
+    assert "is_valid_information_in_current_city" not in {
+        k for k, v in check_plan(plan, SAMPLE_Q, store, "strict").commonsense.items() if v.status.value == "fail"}
