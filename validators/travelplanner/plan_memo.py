@@ -112,7 +112,7 @@ def _items(text: str) -> list[str]:
     return attraction_items(text, False)
 
 
-_short_name_city = lru_cache(maxsize=32768)(name_city)
+_short_name_city = lru_cache(maxsize=16384)(name_city)  # as place_form's: a few MB at most
 
 
 def _name_city(text: str) -> tuple[str, str]:
