@@ -40,10 +40,13 @@ def _rollout(args: argparse.Namespace) -> tuple[Any, Any]:
             raise ValueError("--answer needs --query (a JSON file holding the query record)")
         text = Path(args.answer).read_text(encoding="utf-8")
         try:
-            answer: Any = json.loads(text)
+            parsed: Any = json.loads(text)
         except ValueError:
-            answer = text  # model text: its last <answer> block is read
-        return answer, json.loads(Path(args.query).read_text(encoding="utf-8"))
+            parsed = None  # model text: its last <answer> block is read
+        # An upstream plan (day dicts) is checked as parsed; anything else goes to the gate as the text itself,
+        # so the gate judges what the model wrote (a repeated key, say), as the reward does.
+        upstream = isinstance(parsed, list) and all(isinstance(d, dict) and "current_city" in d for d in parsed)
+        return (parsed if upstream and parsed else text), json.loads(Path(args.query).read_text(encoding="utf-8"))
     rows = read_rollouts(args.rollouts or sample.sample_dir() / "rollouts.jsonl")
     if not 0 <= args.index < len(rows):
         raise ValueError(f"--index {args.index}: the rollouts file has {len(rows)} lines")

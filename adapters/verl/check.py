@@ -109,8 +109,10 @@ def _data(cfg: Any, shaper: Any, report: Report) -> None:
                 continue
             path = Path(name).expanduser()
             if not path.is_file():
-                report.errors.append(f"data.{key}={name}: no such file; write it with `planshape verl "
-                                     "prepare-data QUERIES -o DIR` (DIR/train.parquet, DIR/val.parquet)")
+                fix = ("point it at your task's parquet" if shaper is not None and shaper.estimator_only else
+                       "write it with `planshape verl prepare-data QUERIES -o DIR` (DIR/train.parquet, "
+                       "DIR/val.parquet)")
+                report.errors.append(f"data.{key}={name}: no such file; {fix}")
                 continue
             _data_file(key, path, shaper, report)
 

@@ -271,3 +271,18 @@ def test_each_claims_rule_is_named_by_its_flag(quirk, database, train):
     assert watch.exploit and watch.rules == (*also, quirk)
     assert watch_metrics(watch)[f"exploit/{quirk}"] == 1.0
     assert f"exploit/{quirk}" in MONITOR_METRICS
+
+
+def test_several_day_trips_in_one_day_are_named_q20(database, train):
+    """A stay day visiting three other cities, each within a day trip's reach: official passes it, strict
+    fails it under Q20 (one day-trip city a day), and the monitor names that flag."""
+    query, gold = train[41]  # Seattle -> Texas; day 6 stays in San Antonio
+    plan = copy.deepcopy(gold)
+    seen = {item.strip() for day in gold for item in day["attraction"].split(";")}
+    for city in ("Austin", "Corpus Christi", "Laredo"):
+        sight = next(a.name for a in database.in_city("attractions", city) if f"{a.name}, {city}" not in seen)
+        plan[5]["attraction"] += f"{sight}, {city};"
+    result, watch = Monitor("strict").check(plan, query, database)
+    assert watch.exploit and watch.checks == ("is_valid_information_in_current_city",)
+    assert watch.rules == ("stay_day_chars", "day_trip_any_distance")
+    assert "Q20" in result.commonsense["is_valid_information_in_current_city"].reason

@@ -109,6 +109,14 @@ def mutations(plan: list[dict[str, Any]], days: int, store: Any
             new = copy.deepcopy(plan)
             new[i]["current_city"] = f"{city}({store.city_state[city]})"  # as the gold plans write a state
             yield f"day{i + 1}-city-with-its-state", TRUE, new
+        if "from" not in city and 0 < i < days - 1:  # day trips: one city stays allowed, two are out of reach
+            trips = _day_trip_sights(plan, i, re.sub(r"\(.*", "", city).strip(), store)
+            for label, count, truth in (("one-day-trip", 1, TRUE), ("day-trips-to-two-cities", 2, FALSE)):
+                if len(trips) >= count:
+                    new = copy.deepcopy(plan)
+                    new[i]["attraction"] = str(day.get("attraction", "-")).removesuffix("-") + "".join(
+                        f"{sight};" for sight in trips[:count])
+                    yield f"day{i + 1}-{label}", truth, new
         new = copy.deepcopy(plan)
         new[i]["current_city"] = f"{city}, then on to Paris"
         yield f"day{i + 1}-city-travels-on", FALSE, new
@@ -117,3 +125,27 @@ def mutations(plan: list[dict[str, Any]], days: int, store: Any
         yield f"day{i + 1}-numbered-30", FALSE, new
     yield "trip-twice", FALSE, copy.deepcopy(plan[:days]) * 2
     yield "padded-empty", TRUE, copy.deepcopy(plan[:days]) + [{}, {}, {}]
+
+
+def _day_trip_sights(plan: list[dict[str, Any]], i: int, here: str, store: Any, reach_km: float = 340.0
+                     ) -> list[str]:
+    """An unvisited sight in each of the first two cities of ``here``'s state within a day trip's reach by road
+    (the city day ``i`` already visits on a day trip first)."""
+    seen = {re.sub(r"\([^()]*\)$", "", item.strip())  # "Name, City(State)" visits "Name, City"
+            for day in plan for item in str(day.get("attraction", "")).split(";")}
+    away = {re.sub(r"\(.*", "", item.rpartition(",")[2]).strip() for item in
+            str(plan[i].get("attraction", "")).split(";") if "," in item} - {here}
+    state, sights = store.city_state.get(here), []
+    for there in sorted((c for c, s in store.city_state.items() if s == state and c != here),
+                        key=lambda c: (c not in away, c)):
+        row = store.distance(here, there)
+        if row is None or not row.distance or not row.duration or "day" in row.duration:
+            continue
+        if float(row.distance.replace(",", "").replace("km", "")) > reach_km:
+            continue
+        fresh = [a.name for a in store.in_city("attractions", there) if f"{a.name}, {there}" not in seen]
+        if fresh:
+            sights.append(f"{fresh[0]}, {there}")
+        if len(sights) == 2:
+            break
+    return sights

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 
+import pytest
 from planshape.validators.travelplanner.evaluate import check_plan
 from planshape.validators.travelplanner.modes import STRICT
 
@@ -27,3 +28,17 @@ def test_a_new_rule_fails_only_false_statements_and_every_false_one(train, memor
                 unchecked.append(f"{k}/{name}")
     assert not wrongly_failed, f"a new rule fails a true restatement: {wrongly_failed[:5]}"
     assert not unchecked, f"strict passes a plan that states something false: {unchecked[:5]}"
+
+
+def test_strict_verdicts_are_the_same_on_the_built_store(train, memory_database, database):
+    """Every gold and mutated gold plan gets the same strict verdicts from the SQLite store as from the CSV
+    directory (a reward worker uses the store; the tests and tolerances were measured on the CSV files)."""
+    if database is memory_database:
+        pytest.skip("compares the SQLite store with the CSV directory")
+    differ = []
+    for k, (query, plan) in enumerate(train):
+        for name, _, mutated in [("gold", None, plan), *mutations(plan, query.days, memory_database)]:
+            if check_plan(mutated, query, database, "strict").to_dict() != \
+                    check_plan(mutated, query, memory_database, "strict").to_dict():
+                differ.append(f"{k}/{name}")
+    assert not differ, f"the stores disagree on {len(differ)} plans, e.g. {differ[:5]}"

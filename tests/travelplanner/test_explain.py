@@ -79,3 +79,19 @@ def test_the_command_reads_an_answer_file_and_a_query_file(tmp_path, capsys, sha
                  "--database", str(shared_dir / "database"), "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["final_pass"]
     assert main(["explain", "--answer", str(tmp_path / "plan.json")]) == 2  # no --query: a clear error
+
+
+def test_the_command_gives_the_gate_the_answer_as_written(tmp_path, capsys):
+    """A structured answer file goes to the gate as its text: a repeated key is refused there, as the reward
+    refuses it, instead of being collapsed by a JSON parse first."""
+    row = json.loads(sample.sample_dir().joinpath("rollouts.jsonl").read_text(encoding="utf-8").splitlines()[1])
+    answer = row["text"].split("<answer>")[-1].split("</answer>")[0]
+    (tmp_path / "query.json").write_text(json.dumps(row["query"]), encoding="utf-8")
+    shaper = Shaper.from_mapping({"database": "sample", "mode": "strict", "total_steps": 10})
+    for text, passes in ((answer, True), (answer.replace('"breakfast":', '"breakfast": null, "breakfast":', 1), False)):
+        (tmp_path / "answer.json").write_text(text, encoding="utf-8")
+        assert main(["explain", "--answer", str(tmp_path / "answer.json"), "--query", str(tmp_path / "query.json"),
+                     "--json"]) == 0
+        shown = json.loads(capsys.readouterr().out)
+        assert shown == shaper.explain(text, row["query"]).to_dict()
+        assert shown["final_pass"] is passes

@@ -1,7 +1,8 @@
 """Official mode is unchanged, verdict for verdict, on mutated gold plans (issue 16's acceptance).
 
 ``data/official_verdicts.json`` holds the official verdicts of every plan of ``mutations.py`` as the
-checker gave them before issue 16 (commit 402725a, replayed with that checkout): one letter per check in
+checker gave them before issue 16 (commit 402725a, replayed with that checkout; the day-trip mutations of
+the second hunt were added later, recorded with the same checkout): one letter per check in
 ``COMMONSENSE + HARD`` order (p pass, f fail, n n/a, - not run). Most of these plans pass official: they
 are the exploits strict now closes, so this replay is exactly where a strict rule could leak into official.
 """

@@ -67,6 +67,11 @@ def test_upstream_strings_without_structured_form_are_named():
          "day 1, field 'transportation'"),
         (json.dumps([dict(STRUCTURED_DAY, days="one")]), "day 1, field 'days'"),
         (json.dumps([{k: v for k, v in STRUCTURED_DAY.items() if k != "lunch"}]), "'lunch' is a required property"),
+        # a repeated key: the parser keeps the last value, a reader may take the first (one answer, one meaning)
+        (json.dumps([STRUCTURED_DAY])[:-2] + ', "lunch": null}]', "names the key 'lunch' twice"),
+        ('[{"days": 1, "days": 1}]', "names the key 'days' twice"),
+        (json.dumps([dict(STRUCTURED_DAY, lunch={"name": "X", "city": "Rockford"})]).replace(
+            '"city": "Rockford"}', '"city": "Rockford", "name": "Y"}', 1), "names the key 'name' twice"),
     ],
 )
 def test_gate_says_why(answer, reason):

@@ -304,6 +304,12 @@ def test_unchecked_stated_values(database, train):
         plan[0]["transportation"] = f"Self-driving, from Kansas City to Pensacola, {stated}, cost: 71"
         assert named in _closed_by(plan, query, database, "unchecked_stated_values",
                                    "is_valid_information_in_sandbox")
+    # A time in other digits is not the canonical string's time: a countable Q16 failure, never a crash
+    # (a superscript digit passes str.isdigit, then int() raises).
+    for time in ("15:4\u2070", "15:\u0664\u0660", "\u0661\u0665:40"):
+        plan = rockford(edits={(0, "transportation"): ROCKFORD_PLAN[0]["transportation"].replace("15:40", time)})
+        reason = reasons(check_plan(plan, ROCKFORD, database, "strict"))["is_valid_information_in_sandbox"]
+        assert f"departure time {time}, but flight F3573659 has 15:40 (Q16)" in reason
 
 
 def test_several_places_per_field(database):
@@ -347,6 +353,23 @@ def test_day_trip_any_distance(database, train):
     plan[3]["attraction"] = f"{sight}, El Paso;"
     reason = _closed_by(plan, query, database, "day_trip_any_distance", "is_valid_information_in_current_city")
     assert "(Q20: a day trip from San Antonio reaches 340 km; El Paso is 887 km by road)" in reason
+    # Several day trips in one day, each within reach (231, 290 and 252 km, in three directions): about
+    # 1,500 km of unpaid driving, and a bigger pool of attractions for Diverse Attractions.
+    for day, cities in ((3, ("Corpus Christi", "Waco")), (5, ("Austin", "Corpus Christi", "Laredo"))):
+        plan = copy.deepcopy(gold)
+        plan[day]["attraction"] += "".join(f"{_new_sight(database, gold, c)}, {c};" for c in cities)
+        reason = _closed_by(plan, query, database, "day_trip_any_distance", "is_valid_information_in_current_city")
+        first = "San Angelo" if day == 3 else cities[0]
+        assert f"(Q20: a day trip goes to one city, but day {day + 1} visits {first} and " in reason
+    plan = copy.deepcopy(gold)  # one day-trip city (as the gold plan's days 4 and 5) stays allowed
+    plan[5]["attraction"] += f"{_new_sight(database, gold, 'Austin')}, Austin;"
+    assert check_plan(plan, query, database, "strict").final_pass
+
+
+def _new_sight(database, plan, city: str) -> str:
+    """An attraction of ``city`` that ``plan`` does not visit."""
+    seen = {item.strip() for day in plan for item in str(day.get("attraction", "")).split(";")}
+    return next(a.name for a in database.in_city("attractions", city) if f"{a.name}, {city}" not in seen)
 
 
 def test_teleport_between_days(database, train):
@@ -362,3 +385,27 @@ def test_every_quirk_is_tested():
     names = {name for name, _ in inspect.getmembers(sys.modules[__name__], inspect.isfunction)}
     missing = [q for q in QUIRKS if f"test_{q}" not in names]
     assert not missing, f"quirks without a test: {missing}"
+
+
+def test_two_places_at_once_across_midnight():
+    """A flight that lands after midnight keeps the traveller on the plane into the next day (Q19)."""
+    from planshape.validators.travelplanner import sample
+    from planshape.validators.travelplanner.database import load_database
+    from planshape.validators.travelplanner.sandbox import Flight, Sandbox
+
+    world = load_database(sample.sample_database())
+    red_eye = Flight("F9000199", 150, "23:30", "11:15", "11 hours 45 minutes", "2022-03-10", "Harborview",
+                     "Lindenfield", 620.0)
+    store = Sandbox(world.restaurants, world.attractions, world.accommodations, [*world.flight_rows, red_eye],
+                    world.distances, dict(world.city_state))
+    plan = copy.deepcopy(SAMPLE_PLAN)
+    plan[0].update(transportation="Flight Number: F9000199, from Harborview to Lindenfield, Departure Time: 23:30, "
+                                  "Arrival Time: 11:15", lunch="-", dinner="-")
+    # Day 2's breakfast (until 10:30) is eaten while the flight of day 1 is still in the air.
+    reason = _closed_by(plan, SAMPLE_Q, store, "two_places_at_once", "is_valid_information_in_current_city")
+    assert "The breakfast in day 2 (The Copper Kettle, Lindenfield) closes at 10:30, before flight F9000199 of " \
+           "day 1 lands at 11:15 (Q19)." == reason
+    plan[1]["breakfast"] = "-"  # no breakfast: lunch (from 11:00 to 15:00) after landing is possible
+    plan[1]["lunch"], plan[1]["dinner"] = plan[1]["dinner"], plan[1]["lunch"]
+    assert "is_valid_information_in_current_city" not in {
+        k for k, v in check_plan(plan, SAMPLE_Q, store, "strict").commonsense.items() if v.status.value == "fail"}

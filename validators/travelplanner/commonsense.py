@@ -14,7 +14,7 @@ from .sandbox import ground_cost
 from .stated_values import stated_value_failure
 from .text import NO_MORE_DAYS, flight_number, modes_named
 from .trip import DAY_KEYS, MEALS, NEW, Outcome, Seen, Trip, day_leg, filled
-from .whereabouts import DAY_TRIP_KM, day_trip_reach, presence_failure
+from .whereabouts import DAY_TRIP_KM, day_trip_reach, overnight_failure, presence_failure
 
 
 def is_reasonable_visiting_city(trip: Trip) -> Outcome:
@@ -92,7 +92,7 @@ def _repeated(trip: Trip, message: str, item: Any, first: Any) -> str:
 
 
 def is_valid_restaurants(trip: Trip) -> Outcome:
-    seen = Seen()
+    seen = Seen(trip.normalised)
     for i, unit in enumerate(trip.days):
         for meal in MEALS:
             if meal in unit and trip.filled(unit[meal]):
@@ -106,7 +106,7 @@ def is_valid_restaurants(trip: Trip) -> Outcome:
 
 
 def is_valid_attractions(trip: Trip) -> Outcome:
-    seen = Seen()
+    seen = Seen(trip.normalised)
     for i, unit in enumerate(trip.days):
         if "attraction" in unit and trip.filled(unit["attraction"]):
             for item in trip.items(unit["attraction"]):
@@ -217,18 +217,28 @@ def is_valid_information_in_current_city(trip: Trip) -> Outcome:
             failure = _transport_in_city(trip, i, text, unit["transportation"], cities)
             if failure:
                 return False, failure
-        if not trip.mode.two_places_at_once and isinstance(cities, list) and len(cities) == 2 and (
-                failure := presence_failure(trip, i, unit, cities)):
+        if not trip.mode.two_places_at_once and (
+                (isinstance(cities, list) and len(cities) == 2 and (failure := presence_failure(trip, i, unit, cities)))
+                or (i > 0 and (failure := overnight_failure(trip, i, unit)))):
             return False, f"{failure[:-1]} (Q19)."
         for meal in MEALS:
             if meal in unit and trip.filled(unit[meal]) and not _in_cities(trip, unit[meal], cities):
                 return False, _not_in_city(trip, f"The {meal} in day {i + 1} is invalid city choice.", unit[meal],
                                            cities)
         if "attraction" in unit and trip.filled(unit["attraction"]):
+            away: str | None = None  # the city of the day's day trip (Q20: one city a day)
             for item in trip.items(unit["attraction"]):
-                if not _in_cities(trip, item, cities) and not _day_trip(trip, text, item):
+                if _in_cities(trip, item, cities):
+                    continue
+                if not _day_trip(trip, text, item):
                     return False, _not_in_city(trip, f"The attraction in day {i + 1} is invalid city choice"
                                                f"{_beyond_reach(trip, text, item)}.", item, cities)
+                if not trip.mode.day_trip_any_distance:
+                    there = trip.item_city(item)
+                    if away is not None and there != away:
+                        return False, (f"The attraction in day {i + 1} is invalid city choice (Q20: a day trip "
+                                       f"goes to one city, but day {i + 1} visits {away} and {there}).")
+                    away = there
         if "accommodation" in unit and trip.filled(unit["accommodation"]):
             stay = unit["accommodation"]
             last = [cities[-1]] if isinstance(cities, list) else cities[-1]  # upstream: the last character (Q1)
@@ -299,9 +309,9 @@ def is_valid_information_in_sandbox(trip: Trip) -> Outcome:
 
 def _one_place(trip: Trip, text: str) -> str | None:
     """Strict Q17 for one item; a one-line item without parentheses (most) is answered here."""
-    if trip.mode.several_places_per_field or ("(" not in text and ")" not in text and text.isprintable()):
+    if trip.mode.several_places_per_field:
         return None
-    return place_form_failure(trip, text)
+    return place_form_failure(trip, text)  # answers a one-line item without parentheses (most) at once
 
 
 def _transport_in_sandbox(trip: Trip, i: int, unit: dict, value: str) -> str | None:
@@ -359,7 +369,8 @@ def is_not_absent(trip: Trip) -> Outcome:
             return False, f"No attaction in day {i + 1} is not allowed."
         if i != q.days - 1 and trip.absent(unit["accommodation"]):
             return False, f"No accommodation in day {i + 1} is not allowed."
-        if any(trip.absent(unit[meal]) for meal in MEALS) and "from " not in text:
+        if "from " not in text and (trip.absent(unit["breakfast"]) or trip.absent(unit["lunch"])
+                                    or trip.absent(unit["dinner"])):
             return False, f"No meal in day {i + 1} is not allowed."
         total += sum(1 for key in unit if filled(unit[key]))
     if total * 1.0 / (6 * q.days) < 0.5:
@@ -378,6 +389,8 @@ def _unread_parts(trip: Trip) -> str | None:
         if number is not None and (isinstance(number, bool) or not isinstance(number, (int, float))
                                    or number != i + 1):
             return f"day {i + 1} is numbered {number!r}"
+        if unit.keys() <= READ_KEYS:
+            continue
         unknown = [key for key in unit if key not in READ_KEYS]
         if unknown:
             return f"day {i + 1} holds fields no check reads: {', '.join(map(repr, unknown[:3]))}"

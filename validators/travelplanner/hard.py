@@ -6,6 +6,7 @@ the plan's own text.
 
 from __future__ import annotations
 
+from .query import HOUSE_RULE_TEXT, ROOM_TYPE_TEXT
 from .sandbox import ground_cost, vehicles
 from .text import flight_number
 from .trip import MEALS, Outcome, Trip, day_leg
@@ -55,16 +56,6 @@ def valid_cost(trip: Trip) -> Outcome:
     if cost <= budget:
         return True, f"The total cost {cost:g} is within the budget {budget:g}."
     return False, f"The total cost {cost:g} exceeds the budget {budget:g}."
-
-
-HOUSE_RULE_TEXT = {
-    "smoking": "No smoking",
-    "parties": "No parties",
-    "children under 10": "No children under 10",
-    "visitors": "No visitors",
-    "pets": "No pets",
-}
-ROOM_TYPE_TEXT = {"shared room": "Shared room", "private room": "Private room", "entire room": "Entire home/apt"}
 
 
 def _stays(trip: Trip):

@@ -19,8 +19,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, fields, replace
 from typing import Any
 
-from .checks import COMMONSENSE, HARD, Check
-from .evaluate import PlanResult, Status, check_plan
+from .checks import COMMONSENSE, HARD, Check, Trip
+from .evaluate import PlanResult, Status, as_days, check_plan
 from .lookups import SharedLookups
 from .modes import OFFICIAL, QUIRKS, STRICT, Mode, get_mode
 from .plan_memo import PlanMemo
@@ -135,12 +135,20 @@ class Monitor:
         return [q for q in self._reopened if q in recording.read]
 
     def _passes_alone(self, plan: Any, query: Query, memo: PlanMemo, mode: Mode, key: str) -> bool:
-        """Does check ``key`` stop failing under ``mode``? (Hard checks run alone, without their gate.)"""
-        check = self._by_key[key]
-        alone = ((check,), ()) if check.category == "commonsense" else ((), (check,))
-        result = check_plan(plan, query, memo.store, mode, *alone, memo=memo)
-        verdicts = result.commonsense if check.category == "commonsense" else (result.hard or {})
-        return key in verdicts and verdicts[key].status is not Status.FAIL
+        """Does check ``key`` stop failing under ``mode``? (Hard checks run alone, without their gate.)
+
+        The check runs on its own ``Trip``, as ``check_plan`` would run it alone (a crash fails it; no other
+        check runs in a mode that is not official), without building a ``PlanResult``: an exploit's
+        attribution re-runs a check once per candidate flag."""
+        days = as_days(plan)
+        if not days:
+            return False
+        trip = Trip(query, days[: query.days], memo.store, mode, memo, days[query.days :])
+        try:
+            outcome, _ = self._by_key[key].run(trip)
+        except Exception:  # noqa: BLE001 - as ``check_plan``: an input a check cannot read fails it
+            return False
+        return outcome is None or bool(outcome)
 
 
 def _failed_first(result: PlanResult, checks: Sequence[Check]) -> tuple[Check, ...]:

@@ -63,23 +63,23 @@ _short_place_form = lru_cache(maxsize=16384)(_place_form)
 
 
 def _confirmed(trip: Trip, form: str | tuple[str, str] | None, text: str) -> str | None:
-    if isinstance(form, tuple):
-        city, state = form
-        if trip.store.city_state.get(city) != state:
+    if form.__class__ is tuple:  # ``(city, state)``: the city file must give that state
+        if trip.store.city_state.get(form[0]) != form[1]:  # type: ignore[index]
             return f"{text.strip()!r} carries text after its city that is not the city's state"
         return None
-    return form
+    return form  # type: ignore[return-value]
 
 
 def city_form_failure(trip: Trip, text: str) -> str | None:
     """Why a city as written (``City`` or ``City(State)``) claims more than its city (None when it does not)."""
     if "(" not in text and ")" not in text and text.isprintable():
         return None  # the common case, answered without a parse
-    return _confirmed(trip, city_form(text), text)
+    return _confirmed(trip, _short_city_form(text) if len(text) <= 100 else _city_form(text), text)
 
 
 def place_form_failure(trip: Trip, text: str) -> str | None:
     """Why a ``Name, City`` item holds more than one place (None when it names exactly one)."""
     if "(" not in text and ")" not in text and text.isprintable():
         return None
-    return _confirmed(trip, place_form(text), text.rpartition(",")[2])
+    form = _short_place_form(text) if len(text) <= 200 else _place_form(text)
+    return None if form is None else _confirmed(trip, form, text.rpartition(",")[2])

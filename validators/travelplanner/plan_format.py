@@ -230,6 +230,20 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not valid JSON")
 
 
+class RepeatedKey(ValueError):
+    """An object that names one key twice: JSON parsers keep the last value, a reader may take the first."""
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """An answer means one thing: ``{"breakfast": A, "breakfast": null}`` is refused, not read as null."""
+    obj = dict(pairs)
+    if len(obj) != len(pairs):
+        seen: set[str] = set()
+        key = next(k for k, _ in pairs if k in seen or seen.add(k))  # type: ignore[func-returns-value]
+        raise RepeatedKey(f"answer names the key {key!r} twice in one object: which value is meant is ambiguous")
+    return obj
+
+
 def _where(path: list[Any]) -> str:
     if not path:
         return "plan"
@@ -277,7 +291,9 @@ def parse_json(text: str | bytes, max_chars: int = MAX_ANSWER_CHARS) -> tuple[An
     if len(text) > max_chars:
         return None, f"answer is {len(text)} characters, over the {max_chars} limit"
     try:
-        return json.loads(text, parse_constant=_reject_constant), None
+        return json.loads(text, parse_constant=_reject_constant, object_pairs_hook=_unique_keys), None
+    except RepeatedKey as exc:
+        return None, str(exc)[:200]
     except RecursionError:
         return None, "answer JSON is nested too deeply"
     except ValueError as exc:

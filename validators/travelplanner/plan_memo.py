@@ -13,6 +13,7 @@ as the parser does, so an unevaluable plan fails at the same point, with the sam
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import lru_cache
 from typing import Any
 
 from .sandbox import SandboxStore
@@ -38,13 +39,16 @@ class PlanMemo:
         cache = self._caches.get(parser)
         if cache is None:
             cache = self._caches[parser] = {}
-        return _cached(cache, parser, text)
+        try:  # a hit, answered without a further call (the checks ask several parsers per item)
+            return cache[text]
+        except (KeyError, TypeError):
+            return _cached(cache, parser, text)
 
     def name_city(self, text: Any) -> tuple[str, str]:
         try:  # the checks' most frequent question: answered without a further call
             return self._name_city[text]
         except (KeyError, TypeError):
-            return _cached(self._name_city, name_city, text)
+            return _cached(self._name_city, _name_city, text)
 
     def from_to(self, text: Any) -> tuple[str, str] | tuple[None, None]:
         try:
@@ -106,3 +110,12 @@ def _items_q2(text: str) -> list[str]:
 
 def _items(text: str) -> list[str]:
     return attraction_items(text, False)
+
+
+_short_name_city = lru_cache(maxsize=16384)(name_city)  # as place_form's: a few MB at most
+
+
+def _name_city(text: str) -> tuple[str, str]:
+    """``name_city``; a short text (every real item) is split once per process: a batch's plans name the
+    same places over and over (a group of rollouts of one task, most of all)."""
+    return _short_name_city(text) if type(text) is str and len(text) <= 200 else name_city(text)

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from .jsonl import kind, read_jsonl
 
@@ -30,6 +30,26 @@ def literal(value: Any) -> Any:
     return value
 
 
+# The values a query's local constraints take (notes §5), with what each means in the database. Upstream
+# passes every plan on a value it does not know ("no flights", "Entire home/apt"), so one is refused here.
+HOUSE_RULE_TEXT = {
+    "smoking": "No smoking",
+    "parties": "No parties",
+    "children under 10": "No children under 10",
+    "visitors": "No visitors",
+    "pets": "No pets",
+}
+ROOM_TYPE_TEXT = {"shared room": "Shared room", "private room": "Private room", "entire room": "Entire home/apt"}
+ROOM_TYPES = ("not shared room", *ROOM_TYPE_TEXT)
+TRANSPORT_RULES = ("no flight", "no self-driving")
+
+
+def _known(value: str | None, allowed: Any, what: str) -> str | None:
+    if value is not None and value not in allowed:
+        raise ValueError(f"unknown {what} {value!r}: a plan could never fail it; use one of {sorted(allowed)}")
+    return value
+
+
 class LocalConstraint(BaseModel):
     """The query's hard constraints besides the budget; None means "not asked for"."""
 
@@ -39,6 +59,21 @@ class LocalConstraint(BaseModel):
     cuisine: list[str] | None = None
     room_type: str | None = Field(default=None, alias="room type")
     transportation: str | None = None
+
+    @field_validator("house_rule")
+    @classmethod
+    def _house_rule(cls, value: str | None) -> str | None:
+        return _known(value, HOUSE_RULE_TEXT, "house rule")
+
+    @field_validator("room_type")
+    @classmethod
+    def _room_type(cls, value: str | None) -> str | None:
+        return _known(value, ROOM_TYPES, "room type")
+
+    @field_validator("transportation")
+    @classmethod
+    def _transportation(cls, value: str | None) -> str | None:
+        return _known(value, TRANSPORT_RULES, "transportation rule")
 
     def count(self) -> int:
         """How many local constraints are set (upstream counts ``value is not None``)."""
@@ -70,6 +105,14 @@ class Query(BaseModel):
     @classmethod
     def _local(cls, value: Any) -> Any:
         return literal(value) if value is not None else {}
+
+    @model_validator(mode="after")
+    def _a_date_per_day(self) -> Query:
+        """Strict checks each day's flight against that day's date: a partial list would leave later days'
+        flights unchecked (an empty list means the query gives no dates at all, docs/modes.md row 7)."""
+        if self.date and len(self.date) != self.days:
+            raise ValueError(f"date lists {len(self.date)} dates for a {self.days}-day trip: give one per day")
+        return self
 
     @classmethod
     def from_record(cls, record: Mapping[str, Any]) -> Query:

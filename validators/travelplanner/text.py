@@ -231,7 +231,7 @@ def _distance_km(text: str) -> float | None:
 @lru_cache(maxsize=4096)
 def _clock_minutes(text: str) -> int | None:
     hours, sep, minutes = text.partition(":")
-    if not sep or not hours.isdigit() or not minutes.isdigit() or len(minutes) != 2 or not hours.isascii():
+    if not sep or not (hours + minutes).isascii() or not hours.isdigit() or not minutes.isdigit() or len(minutes) != 2:
         return None
     h, m = int(hours), int(minutes)
     return h * 60 + m if h < 24 and m < 60 else None

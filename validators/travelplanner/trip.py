@@ -68,6 +68,10 @@ class Trip:
             return None
         return self.query.date[day]
 
+    def normalised(self, text: str) -> str:
+        """``normalised(text)``, memoised for the plan."""
+        return self.memo.parse(normalised, text)
+
     def same(self, text: str) -> str:
         """The key under which two plan items count as a repeat (Q4: the raw string, or ``normalised``)."""
         return text if self.mode.exact_repeats else self.memo.parse(normalised, text)
@@ -116,7 +120,8 @@ class Seen:
     """Places met so far. Text keys go in a dict, so a long attraction list is checked in linear time;
     unhashable ones (a JSON list or object, which upstream compares with ``==``) in a short list."""
 
-    def __init__(self) -> None:
+    def __init__(self, normalise: Any = None) -> None:
+        self._normalise = normalise or normalised  # a plan's memoised ``normalised``: repeat keys reuse it
         self._keys: dict[Any, Any] = {}
         self._other: list[tuple[Any, Any]] = []
         self._rows: dict[tuple[str, str, str], tuple[str, Any]] = {}
@@ -131,7 +136,7 @@ class Seen:
         if first is not NEW:
             return first
         if row is not None:
-            text = normalised(item)
+            text = self._normalise(item)
             seen_text, first = self._rows.setdefault(row, (text, item))
             if seen_text != text:
                 return first

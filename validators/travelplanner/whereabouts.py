@@ -7,6 +7,9 @@ arrival city needs it to land before its window closes. The windows are ordinary
 every train gold plan (none fails; the tightest gold cases in docs/modes.md). Ground legs state no
 departure time, so they are not timed (docs/modes.md says why).
 
+Across midnight: a flight that lands after midnight (an arrival earlier than its departure) keeps the
+traveller on the plane into the next day, so that day's meals, sights and flight must come after it lands.
+
 Q20. A stay-day attraction outside the day's city is a day trip to a city of the same state: strict also
 bounds it by road distance from the day's city (distance table, a drivable row), since a state can be
 1,000 km across and the city file's labels group cities that are not in one state ("England" holds
@@ -59,12 +62,7 @@ def presence_failure(trip: Trip, i: int, unit: dict, cities: list[str]) -> str |
         return None
     number, dep, arr = times
     origin, destination = cities[0], cities[-1]
-    fields = [(meal, unit.get(meal)) for meal in MEALS]
-    if isinstance(unit.get("attraction"), str) and trip.filled(unit["attraction"]):
-        fields += [("attraction", item) for item in trip.items(unit["attraction"])]
-    for kind, item in fields:
-        if not isinstance(item, str) or not trip.filled(item):
-            continue
+    for kind, item in _timed_items(trip, unit):
         city = trip.item_city(item)
         if city == origin and dep < OPENS[kind]:
             return (f"The {kind} in day {i + 1} is in {origin} after flight {number} leaves at {_clock(dep)} "
@@ -73,6 +71,38 @@ def presence_failure(trip: Trip, i: int, unit: dict, cities: list[str]) -> str |
             return (f"The {kind} in day {i + 1} is in {destination} before flight {number} lands at {_clock(arr)} "
                     f"({kind} closes at {WINDOWS[kind][1]}).")
     return None
+
+
+def overnight_failure(trip: Trip, i: int, unit: dict) -> str | None:
+    """Q19 across midnight: day ``i`` starts on the plane when day ``i - 1``'s flight lands after midnight,
+    so no meal or sight of day ``i`` may close, and no flight of day ``i`` leave, before it lands."""
+    before = trip.days[i - 1]
+    value = before.get("transportation") if isinstance(before, dict) else None
+    if not isinstance(value, str) or trip.memo.transport_kind(value) != "Flight":
+        return None
+    times = flight_times(trip, i - 1, value)
+    if times is None or times[2] < 1440:
+        return None
+    number, landing = times[0], times[2] - 1440
+    for kind, item in _timed_items(trip, unit):
+        if CLOSES[kind] < landing:
+            return (f"The {kind} in day {i + 1} ({item}) closes at {WINDOWS[kind][1]}, before flight {number} of "
+                    f"day {i} lands at {_clock(landing)}.")
+    value = unit.get("transportation")
+    if isinstance(value, str) and trip.memo.transport_kind(value) == "Flight":
+        leaving = flight_times(trip, i, value)
+        if leaving is not None and leaving[1] < landing:
+            return (f"The flight in day {i + 1} leaves at {_clock(leaving[1])}, before flight {number} of day {i} "
+                    f"lands at {_clock(landing)}.")
+    return None
+
+
+def _timed_items(trip: Trip, unit: dict) -> list[tuple[str, str]]:
+    """(window, item) for the day's filled meals and attraction segments."""
+    fields = [(meal, unit.get(meal)) for meal in MEALS]
+    if isinstance(unit.get("attraction"), str) and trip.filled(unit["attraction"]):
+        fields += [("attraction", item) for item in trip.items(unit["attraction"])]
+    return [(kind, item) for kind, item in fields if isinstance(item, str) and trip.filled(item)]
 
 
 def _clock(minutes: int) -> str:
