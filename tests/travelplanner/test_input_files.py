@@ -103,3 +103,21 @@ def test_query_files_fail_with_file_line_and_reason(tmp_path):
         read_records(tmp_path / "list.json")
     (tmp_path / "bom.csv").write_bytes(b"\xef\xbb\xbforg,dest\nA,B\n")
     assert read_records(tmp_path / "bom.csv") == [{"org": "A", "dest": "B"}]
+
+
+def test_a_plan_given_as_answer_text_is_read_as_the_reward_reads_it(tmp_path, train_records, database):
+    """``"plan"`` may be a model's answer text: its last ``<answer>`` block is gated, as the reward gates it
+    (``Shaper.gold_answer`` writes exactly that); a text without a complete block is not delivered, with why."""
+    from planshape.shaping import Shaper
+    from planshape.validators.travelplanner.evaluate import check_plan
+    from planshape.validators.travelplanner.query import Query, gold_plan
+
+    record = train_records[0]
+    query, plan = Query.from_record(record), gold_plan(record)
+    answer = "Let me check the flights first.\n" + Shaper.gold_answer(record)
+    path = write(tmp_path / "plans.jsonl", [json.dumps({"plan": answer}).encode(),
+                                            json.dumps({"plan": "thinking... <answer>[{"}).encode()])
+    delivered, cut = read_submission(path)
+    assert delivered.note == "" and delivered.plan[: query.days] == plan[: query.days]
+    assert check_plan(delivered.plan, query, database, "strict").final_pass
+    assert cut.plan is None and cut.note == "no answer: no complete <answer>...</answer> block"

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .answer import OPEN, extract_answer
 from .jsonl import kind, read_jsonl
 from .plan_format import gate
 
@@ -34,7 +35,13 @@ def is_structured(plan: Any) -> bool:
 
 
 def normalise(plan: Any) -> Submitted:
-    """Upstream plans pass through as they are; structured plans and answer text go through the gate."""
+    """Upstream plans pass through as they are; structured plans and answer text go through the gate (a model's
+    text: its last ``<answer>`` block, as the reward reads it)."""
+    if isinstance(plan, str) and OPEN in plan:
+        block = extract_answer(plan)
+        if block is None:
+            return Submitted(None, "no answer: no complete <answer>...</answer> block")
+        plan = block
     if isinstance(plan, (str, bytes)) or is_structured(plan):
         result = gate(plan)
         return Submitted(result.plan, "" if result.ok else f"schema: {result.reason}")
