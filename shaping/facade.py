@@ -40,7 +40,7 @@ from .observe.metric_names import ADVANTAGE_STATS, CORE, FAILURE, GROUPS, PREFIX
 from .observe.monitor import MONITOR_METRICS, NOT_CHECKED, Watch, watch_metrics
 from .observe.sample_log import SampleLog
 from .observe.verdict_log import CHECK_KEYS, NOT_RUN, verdict_code
-from .preflight import Report, check_database
+from .preflight import Report, check_database, check_shaper
 from .reward import RewardResult, Scorer
 from .splits import PLANNER_R1_VAL_SIZE, split_queries
 
@@ -53,7 +53,7 @@ if TYPE_CHECKING:
 
 __all__ = ["ConfigError", "NO_ANSWER", "PASSED", "PREFIX", "Report", "SampleScore", "Shaper", "ShapingConfig",
            "TokenAdvantages", "add_check_arguments", "add_data_arguments", "add_split_arguments", "as_mapping",
-           "check_database", "data_shaper", "hookimpl", "metric_name", "read_all_queries"]
+           "check_database", "check_shaper", "data_shaper", "hookimpl", "metric_name", "read_all_queries"]
 
 
 

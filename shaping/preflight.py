@@ -60,3 +60,8 @@ def check_database(shaper: Shaper, report: Report) -> None:
     else:
         report.lines.append("database rows: " + ", ".join(f"{t} {n}" for t, n in sorted(counts.items())))
 
+
+def check_shaper(shaper: Shaper, report: Report, prefix: str = "") -> None:
+    """The database checked (``check_database``), then what the shaper will run, one line per setting."""
+    check_database(shaper, report)
+    report.lines.extend(f"{prefix}{key}: {value}" for key, value in shaper.describe().items())

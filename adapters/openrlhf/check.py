@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 from unittest import mock
 
-from planshape.shaping.facade import ConfigError, Report, check_database
+from planshape.shaping.facade import ConfigError, Report, check_shaper
 
 from .advantages import check_trainer_args
 from .config import check_success_flag, global_steps, shaper_for
@@ -137,8 +137,7 @@ def check_launch(argv: Sequence[str], config: str) -> Report:
     except ConfigError as exc:
         report.errors.append(f"planshape config {config}: {exc}")
         return report
-    check_database(shaper, report)
-    report.lines.extend(f"{key}: {value}" for key, value in shaper.describe().items())
+    check_shaper(shaper, report)
     return report
 
 

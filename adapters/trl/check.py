@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from planshape.shaping.facade import ConfigError, Report, check_database
+from planshape.shaping.facade import ConfigError, Report, check_shaper
 
 from .config import run_shaper
 from .version import check_version
@@ -27,6 +27,5 @@ def check_launch(config: str | Mapping[str, Any], max_steps: int) -> Report:
     except ConfigError as exc:
         report.errors.append(f"planshape config: {exc}")
         return report
-    check_database(shaper, report)
-    report.lines.extend(f"{key}: {value}" for key, value in shaper.describe().items())
+    check_shaper(shaper, report)
     return report

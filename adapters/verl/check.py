@@ -16,7 +16,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from planshape.shaping.facade import Report, check_database
+from planshape.shaping.facade import Report, check_shaper
 
 from .version import check_version
 
@@ -266,13 +266,11 @@ def check(overrides: list[str]) -> Report:
         if cfg.algorithm.get("planpo") is not None or estimator == "planpo":
             shaper = shaper_for(trainer_block(cfg), cfg.trainer.get("total_training_steps"))
             estimator_config = shaper.config
-            for key, value in shaper.describe().items():
-                report.lines.append(f"planshape {key}: {value}")
+            check_shaper(shaper, report, "planshape ")
             if estimator_config.database == "sample":
                 report.warnings.append("algorithm.planpo.database=sample: rewards and tools use the bundled sample "
                                        "world, not TravelPlanner's database")
             _estimator_block(cfg, shaper, report)
-            check_database(shaper, report)
         _reward(cfg, report, estimator_config)
         tool_config = estimator_config
         if tool_config is not None and tool_config.estimator_only:
