@@ -1,13 +1,26 @@
 #!/usr/bin/env bash
-# Create .venv-trl with TRL 1.16 and planshape (the trl adapter's test environment). Idempotent.
+# Create a TRL venv with planshape (the trl adapter's test environment). Idempotent.
+#   bash scripts/setup-trl.sh           # TRL 1.16.0 (the newest supported) in .venv-trl
+#   bash scripts/setup-trl.sh 1.9.0     # the oldest release PlanPOTrainer supports, in .venv-trl-1.9
+#   bash scripts/setup-trl.sh 0.20.0    # the oldest release PlanshapeReward supports, in .venv-trl-0.20
 # torch is installed first and pinned to the CPU build: an unpinned torch would pull multi-GB CUDA wheels.
-# trl==1.16.0 resolves transformers 5.24 / accelerate 1.15 / datasets 5.2 (see ../shared/notes/trl.md §4).
+# trl==1.16.0 resolves transformers 5.24 / accelerate 1.15 / datasets 5.2 (see ../shared/notes/trl.md §4); 0.20.0
+# predates transformers 5, so it gets the transformers of its time.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PYTHON:-python3}
-VENV=.venv-trl
+VERSION=${1:-1.16.0}
+minor=$(echo "$VERSION" | cut -d. -f1,2)
+case "$VERSION" in
+  1.16.*) VENV=.venv-trl; EXTRA=() ;;
+  1.*) VENV=.venv-trl-$minor; EXTRA=() ;;
+  0.2[0-9].*) VENV=.venv-trl-$minor; EXTRA=("transformers>=4.54,<4.56") ;;
+  *) echo "setup-trl.sh: TRL $VERSION is outside planshape's range (0.20.0 to 1.16.x)" >&2; exit 2 ;;
+esac
 [ -x "$VENV/bin/python" ] || "$PY" -m venv "$VENV"
-"$VENV/bin/python" -m pip install -q --upgrade pip
-"$VENV/bin/python" -m pip install -q "torch==2.13.0"
-"$VENV/bin/python" -m pip install -q "trl==1.16.0"
+if ! "$VENV/bin/python" -c "import importlib.metadata as m; assert m.version('trl') == '$VERSION'" >/dev/null 2>&1; then
+  "$VENV/bin/python" -m pip install -q --upgrade pip
+  "$VENV/bin/python" -m pip install -q "torch==2.13.0"
+  "$VENV/bin/python" -m pip install -q "torch==2.13.0" "trl==$VERSION" ${EXTRA[@]+"${EXTRA[@]}"}
+fi
 "$VENV/bin/python" -m pip install -q -e ".[test]"

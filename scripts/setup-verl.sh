@@ -1,16 +1,26 @@
 #!/usr/bin/env bash
-# Create .venv-verl with VERL 0.9.1 and planshape (editable, so the `verl.plugins` entry point is installed).
-# Idempotent. torch is installed first and pinned to the CPU build: verl does not pin torch, and an unpinned
-# torch would pull multi-GB CUDA wheels. The `verl-core` extra brings what the trainers import (TransferQueue,
-# cachetools, fastapi, ...); the vllm/sglang/fsdp extras pin another torch and are for GPU machines only.
+# Create a VERL venv with planshape (editable, so the `verl.plugins` entry point is installed). Idempotent.
+#   bash scripts/setup-verl.sh          # VERL 0.9.1 (the newest supported) in .venv-verl
+#   bash scripts/setup-verl.sh 0.7.1    # VERL 0.7.1 (the oldest supported) in .venv-verl-0.7
+# torch is installed first and pinned to the CPU build: verl does not pin torch, and an unpinned torch would pull
+# multi-GB CUDA wheels. 0.8+: the `verl-core` extra brings what the trainers import (TransferQueue, cachetools,
+# fastapi, ...). 0.7.1 has no such extra and wants numpy<2: its trainer's imports are named here instead, with
+# transformers held to the releases of its time. The vllm/sglang/fsdp extras pin another torch (GPU machines only).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PYTHON:-python3}
-VENV=.venv-verl
+VERSION=${1:-0.9.1}
+case "$VERSION" in
+  0.9.*) VENV=.venv-verl; SPEC="verl[verl-core]==$VERSION"; EXTRA=() ;;
+  0.8.*) VENV=.venv-verl-0.8; SPEC="verl[verl-core]==$VERSION"; EXTRA=() ;;
+  0.7.*) VENV=.venv-verl-0.7; SPEC="verl==$VERSION"
+         EXTRA=("transformers>=4.57,<5.3" cachetools fastapi uvicorn pillow aiohttp) ;;
+  *) echo "setup-verl.sh: VERL $VERSION is outside planshape's range (0.7.1 to 0.9.x)" >&2; exit 2 ;;
+esac
 [ -x "$VENV/bin/python" ] || "$PY" -m venv "$VENV"
-if ! "$VENV/bin/python" -c "import importlib.metadata as m; assert m.version('verl') == '0.9.1'" >/dev/null 2>&1; then
+if ! "$VENV/bin/python" -c "import importlib.metadata as m; assert m.version('verl') == '$VERSION'" >/dev/null 2>&1; then
   "$VENV/bin/python" -m pip install -q --upgrade pip
   "$VENV/bin/python" -m pip install -q "torch==2.13.0"
-  "$VENV/bin/python" -m pip install -q "verl[verl-core]==0.9.1"
+  "$VENV/bin/python" -m pip install -q "torch==2.13.0" "$SPEC" ${EXTRA[@]+"${EXTRA[@]}"}
 fi
 "$VENV/bin/python" -m pip install -q -e ".[test]"

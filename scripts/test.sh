@@ -1,28 +1,54 @@
 #!/usr/bin/env bash
 # Set up, lint, and run the test suites (the command .ci/run calls).
-#   bash scripts/test.sh                 # every suite: core, then each trainer adapter in its own venv
-#   bash scripts/test.sh core            # one suite (core | verl | trl | openrlhf); several may be named
+#   bash scripts/test.sh                 # every suite: core, then each trainer adapter on its newest and oldest release
+#   bash scripts/test.sh core            # one suite; several may be named
+#   bash scripts/test.sh verl@0.7        # an adapter suite on another supported release (its own venv)
+#   bash scripts/test.sh --list          # the suites, with the release and venv of each
 # Extra pytest arguments go after `--`:  bash scripts/test.sh core -- -k gold
-# Each trainer pins its own transformers, so each adapter's tests run in .venv-<name>, made by
-# scripts/setup-<name>.sh; the core suite runs in .venv and needs no trainer.
+# Suites: core | verl (0.9.1) | verl@0.7 (0.7.1) | trl (1.16.0) | trl@1.9 (1.9.0) | trl@0.20 (0.20.0) |
+#         openrlhf (0.11.2) | openrlhf@0.10 (0.10.2). The releases are each adapter's support table's `tested`
+# (adapters/<name>/support.py). Each trainer pins its own transformers, so each adapter's tests run in
+# .venv-<name>[-<minor>], made by scripts/setup-<name>.sh <release>; the core suite runs in .venv and needs no trainer.
+# On an older release the whole adapter suite runs; a test of a feature that release lacks skips, saying why.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+ALL=(core verl verl@0.7 trl trl@1.9 trl@0.20 openrlhf openrlhf@0.10)
+
+release_of() {  # suite -> "adapter release venv"
+  case "$1" in
+    verl) echo "verl 0.9.1 .venv-verl" ;;
+    verl@0.7) echo "verl 0.7.1 .venv-verl-0.7" ;;
+    trl) echo "trl 1.16.0 .venv-trl" ;;
+    trl@1.9) echo "trl 1.9.0 .venv-trl-1.9" ;;
+    trl@0.20) echo "trl 0.20.0 .venv-trl-0.20" ;;
+    openrlhf) echo "openrlhf 0.11.2 .venv-openrlhf" ;;
+    openrlhf@0.10) echo "openrlhf 0.10.2 .venv-openrlhf-0.10" ;;
+    *) return 1 ;;
+  esac
+}
+
 suites=()
 while [ $# -gt 0 ] && [ "$1" != "--" ]; do suites+=("$1"); shift; done
 [ "${1:-}" = "--" ] && shift
-[ ${#suites[@]} -gt 0 ] || suites=(core verl trl openrlhf)
+if [ "${suites[0]:-}" = "--list" ]; then
+  echo "core - .venv"
+  for suite in "${ALL[@]:1}"; do echo "$suite $(release_of "$suite")"; done
+  exit 0
+fi
+[ ${#suites[@]} -gt 0 ] || suites=("${ALL[@]}")
 for suite in "${suites[@]}"; do
   echo "=== planshape test suite: $suite ==="
-  case "$suite" in
-    core)
-      bash scripts/setup.sh
-      .venv/bin/ruff check .
-      .venv/bin/python -m pytest -q tests --ignore=tests/adapters "$@"
-      ;;
-    verl|trl|openrlhf)
-      bash "scripts/setup-$suite.sh"
-      ".venv-$suite/bin/python" -m pytest -q "tests/adapters/$suite" "$@"
-      ;;
-    *) echo "unknown suite '$suite'; choose core, verl, trl or openrlhf" >&2; exit 2 ;;
-  esac
+  if [ "$suite" = core ]; then
+    bash scripts/setup.sh
+    .venv/bin/ruff check .
+    .venv/bin/python -m pytest -q tests --ignore=tests/adapters "$@"
+    continue
+  fi
+  if ! spec=$(release_of "$suite"); then
+    echo "unknown suite '$suite'; choose one of: ${ALL[*]}" >&2
+    exit 2
+  fi
+  read -r adapter release venv <<< "$spec"
+  bash "scripts/setup-$adapter.sh" "$release"
+  "$venv/bin/python" -m pytest -q "tests/adapters/$adapter" "$@"
 done

@@ -8,6 +8,7 @@ import sqlite3
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from rich.console import Console
 
@@ -141,7 +142,28 @@ def _plugins(args: argparse.Namespace) -> int:
     for name, hooks in plugins.describe():
         table.add_row(name, versions[name], ", ".join(hooks))
     Console().print(table)
+    Console().print(_adapters_table())
     return 0
+
+
+def _adapters_table() -> Any:
+    """The trainer adapters: each one's supported range (its support table) against what is installed here."""
+    from rich.table import Table
+
+    from planshape.adapters.releases import UnsupportedRelease, supports
+
+    table = Table(title="trainer adapters (adapters/<trainer>/support.py)", title_justify="left")
+    for column in ("adapter", "supports", "installed", "this release lacks"):
+        table.add_column(column)
+    for name, support in supports().items():
+        found = support.installed()
+        try:
+            lacks = [what for (what, ok, _) in support.rows(found) if not ok] if found else []
+            state = found or "not installed"
+        except UnsupportedRelease:
+            lacks, state = [], f"{found} (outside the range)"
+        table.add_row(name, support.range, state, "; ".join(lacks) or "-")
+    return table
 
 
 def _config_schema(args: argparse.Namespace) -> int:

@@ -1,8 +1,8 @@
-"""planshape for OpenRLHF 0.11.x: a reward-function file, a multi-turn agent file and PlanPO through a Ray worker
+"""planshape for OpenRLHF 0.10.2 to 0.11.x (``support.py``): a reward-function file, a multi-turn agent file and PlanPO through a Ray worker
 setup hook. Importing this package does not import OpenRLHF; each module that needs it checks its version.
 
 - ``config``: one ``Shaper`` per process, the Ray runtime env, the run's global steps;
-- ``version``: the supported OpenRLHF (``check_version``);
+- ``support`` / ``version``: the supported releases (``SUPPORT``) and the installed one's check (``check_version``);
 - ``check``: the launch preflight (``planshape openrlhf check``);
 - ``data``: the prompt dataset (``planshape openrlhf prepare-data``);
 - ``cli``: the ``planshape openrlhf`` command group and the thin files OpenRLHF loads by path;

@@ -1,28 +1,16 @@
-"""The supported OpenRLHF versions, checked when a module that patches or subclasses OpenRLHF is imported.
-
-The adapter relies on 0.11's dotted CLI, ``AgentInstanceBase``'s protocol and the body of
-``compute_advantages_and_returns``; another minor version may move any of them, so it is refused up front.
+"""The installed OpenRLHF against planshape's range (``support.py``), checked when a module that patches or
+subclasses OpenRLHF is imported: the adapter relies on the dotted CLI (0.10.2+), ``AgentInstanceBase``'s
+protocol and ``compute_advantages_and_returns``, which another minor release may move, so anything outside the
+range is refused up front with one line naming it.
 """
 
 from __future__ import annotations
 
-from importlib import metadata
+from .support import SUPPORT
 
-SUPPORTED = "0.11"
+SUPPORTED = SUPPORT.range
 
 
 def check_version() -> str:
-    """The installed OpenRLHF version; ``ImportError`` saying what to install when it is missing or unsupported."""
-    try:
-        version = metadata.version("openrlhf")
-    except metadata.PackageNotFoundError:
-        raise ImportError(
-            f"planshape.adapters.openrlhf needs OpenRLHF {SUPPORTED}.x, which is not installed: "
-            f"pip install 'openrlhf>={SUPPORTED},<0.12'"
-        ) from None
-    if version.split(".")[:2] != SUPPORTED.split("."):
-        raise ImportError(
-            f"planshape.adapters.openrlhf supports OpenRLHF {SUPPORTED}.x, found {version}: "
-            f"pip install 'openrlhf>={SUPPORTED},<0.12'"
-        )
-    return version
+    """The installed OpenRLHF version; ``ImportError`` naming the range and what to install otherwise."""
+    return SUPPORT.check()

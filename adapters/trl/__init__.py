@@ -1,9 +1,10 @@
-"""planshape for TRL 1.16's ``GRPOTrainer``: the reward function, the PlanPO trainer, tools and data.
+"""planshape for TRL's ``GRPOTrainer``: the reward function (0.20+), the PlanPO trainer and tools (1.9+), data.
 
     from planshape.adapters.trl import PlanPOTrainer, PlanshapeReward, planner_tools, to_dataset
 
 Names load on first use, so ``planshape.adapters.trl.cli`` imports without TRL installed; the trainer checks
-the TRL version and the private methods it overrides when it is imported (``version.py``).
+the TRL version and the private methods it overrides when it is imported (``version.py``); what each release
+gets is ``support.py``.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from typing import Any
 _NAMES = {
     "PlanshapeReward": "reward", "PlanPOMixin": "trainer", "PlanPOTrainer": "trainer", "planner_tools": "tools",
     "to_dataset": "data", "load_queries": "data", "check_version": "version", "tiny_model": "tiny",
-    "tiny_tokenizer": "tiny", "run_shaper": "config",
+    "tiny_tokenizer": "tiny", "run_shaper": "config", "log_metrics_to": "reward",
 }
 __all__ = sorted(_NAMES)
 

@@ -1,7 +1,9 @@
 """The planshape reward as a TRL ``reward_funcs`` callable.
 
 TRL calls it with keyword arguments only: ``prompts``, ``completions``, ``completion_ids``, every dataset column
-(as per-row lists), ``trainer_state``, ``log_metric`` and ``log_extra``. The query comes from the dataset's
+(as per-row lists), ``trainer_state`` (from 0.20) and ``log_metric`` / ``log_extra`` (from 1.0). Before 1.0 the
+metrics reach TRL's log through ``log_metrics_to(trainer)``, which hands the reward the trainer's own metric lists
+(``GRPOTrainer._metrics``, averaged and logged by ``GRPOTrainer.log`` with ``reward`` and ``kl``). The query comes from the dataset's
 ``planshape_query`` column (JSON text, written by ``data.to_dataset``) or, for a raw TravelPlanner dataset,
 from the row's own columns; the step is ``trainer_state.global_step`` (optimizer steps completed, the facade's
 convention). The Planner-R1 schema gate and stage weights stay inside the facade: this is one composite
@@ -10,11 +12,13 @@ function, not one function per component, because the gate multiplies and ``rewa
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from planshape.shaping.facade import PASSED, Shaper, metric_name
 
+logger = logging.getLogger(__name__)
 QUERY_COLUMN = "planshape_query"
 FAILURE_COLUMN, REASON_COLUMN = metric_name("failure"), metric_name("reason")
 # Keyword arguments TRL adds beside the dataset columns; they are never part of a query record.
@@ -33,6 +37,8 @@ class PlanshapeReward:
         self.shaper = shaper
         self.query_column = query_column
         self.__name__ = name
+        self.sink: Callable[[str, float], None] | None = None  # ``log_metrics_to``: TRL < 1.0 passes no log_metric
+        self._warned = False
 
     def __call__(self, prompts: Sequence[Any], completions: Sequence[Any], trainer_state: Any = None,
                  log_metric: Callable[[str, float], None] | None = None,
@@ -41,9 +47,14 @@ class PlanshapeReward:
                                                                    "trainer_state.global_step")
         queries = self.queries(columns, len(completions))
         scores = self.shaper.score_batch([final_turn(c) for c in completions], queries, step)
+        log_metric = log_metric or self.sink
         if log_metric is not None and scores:
             for name, value in self.shaper.metric_means(scores).items():
                 log_metric(name, value)
+        elif scores and not self._warned:
+            logger.warning("planshape reward: no log_metric from TRL (< 1.0), so its metrics are not logged; call "
+                           "planshape.adapters.trl.log_metrics_to(trainer) once after building the trainer")
+            self._warned = True
         if log_extra is not None:  # per-completion columns of TRL's completions table
             log_extra(FAILURE_COLUMN, [s.failure or PASSED for s in scores])
             log_extra(REASON_COLUMN, [s.reason for s in scores])
@@ -66,7 +77,7 @@ class PlanshapeReward:
             raise ValueError(f"dataset column(s) {', '.join(uneven)} do not hold one value per completion ({n})")
         return [{k: v[i] for k, v in record_columns.items()} for i in range(n)]
 
-    def __getstate__(self) -> dict[str, Any]:
+    def __getstate__(self) -> dict[str, Any]:  # the sink is the trainer's: a copy elsewhere is bound again
         # The shaper holds open store connections; a copy in another process rebuilds it from the config.
         return {"config": self.shaper.config, "query_column": self.query_column, "name": self.__name__}
 
@@ -75,6 +86,23 @@ class PlanshapeReward:
 
     def __repr__(self) -> str:
         return f"PlanshapeReward(name={self.__name__!r}, query_column={self.query_column!r})"
+
+
+def log_metrics_to(trainer: Any) -> None:
+    """TRL < 1.0: every ``PlanshapeReward`` of ``trainer.reward_funcs`` appends its metric means to the trainer's
+    own metric lists (``_metrics[mode]``, averaged over the logging window and logged by ``GRPOTrainer.log``), as
+    ``log_metric`` does from 1.0; a no-op for the rewards of a TRL that passes ``log_metric``."""
+    metrics = getattr(trainer, "_metrics", None)
+    if not isinstance(metrics, Mapping) or "train" not in metrics:
+        raise TypeError(f"{type(trainer).__name__} keeps no GRPOTrainer metric lists (_metrics); pass a GRPOTrainer")
+
+    def sink(name: str, value: float) -> None:
+        mode = "train" if trainer.model.training else "eval"
+        metrics[mode][name].append(value)
+
+    for func in getattr(trainer, "reward_funcs", []):
+        if isinstance(func, PlanshapeReward):
+            func.sink = sink
 
 
 def final_turn(completion: Any) -> str:

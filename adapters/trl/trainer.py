@@ -23,9 +23,9 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from .version import check_version
+from .version import check_trainer
 
-check_version()  # before anything of TRL is imported: a missing or unsupported TRL says what to install
+check_trainer()  # before anything of TRL is imported: a missing or unsupported TRL says what to install
 
 import torch  # noqa: E402
 from planshape.shaping.facade import ConfigError, Shaper  # noqa: E402

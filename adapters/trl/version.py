@@ -1,37 +1,49 @@
-"""The supported TRL: 1.16.x, whose private ``GRPOTrainer`` methods the PlanPO trainer overrides.
+"""The installed TRL against planshape's range (``support.py``) and the private methods ``PlanPOTrainer`` overrides.
 
-``_generate_and_score_completions`` and ``_calculate_rewards`` are private and change between releases
-(1.15 -> 1.16 added ~75 lines to grpo_trainer.py), so a mismatch must fail at import with what to install,
-not train with silently wrong advantages.
+``_generate_and_score_completions`` and ``_calculate_rewards`` are private and their bodies change between
+releases, so besides the release (``PlanPOTrainer`` needs >= 1.9) the trainer checks their signatures at import:
+a mismatch fails with what to install, not a run with silently wrong advantages.
 """
 
 from __future__ import annotations
 
 import inspect
 
-SUPPORTED = "1.16"
-INSTALL = "pip install 'trl==1.16.0' (see scripts/setup-trl.sh)"
+from ..releases import UnsupportedRelease
+from .support import PLANPO, SUPPORT
+
+SUPPORTED = SUPPORT.range
+INSTALL = f"pip install '{SUPPORT.spec}' (see scripts/setup-trl.sh)"
 # The private methods the trainer overrides, with the parameters it relies on.
 OVERRIDDEN = {
     "_generate_and_score_completions": ("self", "inputs"),
     "_calculate_rewards": ("self", "inputs", "prompts", "completions", "completion_ids_list"),
 }
+UnsupportedTRL = UnsupportedRelease  # the name the adapter's callers know
 
 
-class UnsupportedTRL(ImportError):
-    """The installed TRL is not one this adapter was checked against."""
+def installed() -> str:
+    """TRL's own ``__version__`` (what ``import trl`` reports), or ``UnsupportedTRL`` when it does not import."""
+    try:
+        import trl
+    except ImportError as exc:
+        raise UnsupportedTRL(f"planshape's TRL adapter needs TRL {SUPPORTED} ({exc}); {INSTALL}") from exc
+    return str(getattr(trl, "__version__", "unknown"))
 
 
 def check_version() -> str:
-    """The installed TRL version; raises ``UnsupportedTRL`` saying what to install when it is not supported."""
-    try:
-        import trl
-        from trl import GRPOTrainer
-    except ImportError as exc:
-        raise UnsupportedTRL(f"planshape.adapters.trl needs TRL {SUPPORTED}.x ({exc}); {INSTALL}") from exc
-    version = getattr(trl, "__version__", "unknown")
-    if version.split(".")[:2] != SUPPORTED.split("."):
-        raise UnsupportedTRL(f"planshape.adapters.trl supports TRL {SUPPORTED}.x, found {version}; {INSTALL}")
+    """The installed TRL version, or ``UnsupportedTRL``: one line naming the range."""
+    return SUPPORT.check(installed())
+
+
+def check_trainer() -> str:
+    """``check_version`` plus what ``PlanPOTrainer`` needs: TRL >= 1.9 and the signatures it overrides."""
+    version = check_version()
+    gate = SUPPORT.gate(PLANPO, version)
+    if gate is not None:
+        raise UnsupportedTRL(gate)
+    from trl import GRPOTrainer
+
     for name, expected in OVERRIDDEN.items():
         method = getattr(GRPOTrainer, name, None)
         found = tuple(inspect.signature(method).parameters) if callable(method) else None

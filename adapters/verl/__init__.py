@@ -1,4 +1,4 @@
-"""planshape for VERL 0.9.x: Planner-R1 rewards, PlanPO advantages and the TravelPlanner tools, as plugins.
+"""planshape for VERL 0.7.1 to 0.9.x (what each release gets: ``support.py``): Planner-R1 rewards, PlanPO advantages and the TravelPlanner tools, as plugins.
 
 Installing planshape registers ``planshape.adapters.verl.register`` under VERL's ``verl.plugins`` entry
 point, so ``import verl`` in every Ray process (trainer, reward-loop and agent-loop workers) registers the

@@ -20,7 +20,7 @@ from typing import Any
 
 from .version import check_version
 
-check_version()  # a clear message outside VERL 0.9.x, before VERL's own imports can fail obscurely
+check_version()  # one line naming the range outside it, before VERL's own imports can fail obscurely
 
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
@@ -52,7 +52,7 @@ def trainer_step() -> int | None:
     """Completed optimizer steps according to VERL's driver, or None outside a trainer's ``fit``."""
     try:
         from verl.utils.skip.skip_manager import SkipManager
-    except ImportError:  # pragma: no cover - present in every 0.9.x
+    except ImportError:  # 0.7/0.8: no trainer records its step where an estimator can read it (support.py)
         return None
     step = getattr(SkipManager, "step", None)
     return Shaper.steps_completed(step) if isinstance(step, int) and step >= 1 else None
@@ -63,8 +63,10 @@ def _step() -> int:
     if step is not None:
         return step
     if not _fallback["warned"]:
-        logger.warning("planpo: VERL's SkipManager.step is not set (not inside a trainer's fit?); counting "
-                       "estimator calls in this process as the step instead")
+        from .support import SUPPORT, STEP
+
+        why = SUPPORT.gate(STEP) or "VERL's SkipManager.step is not set (not inside a trainer's fit?)"
+        logger.warning("planpo: %s; counting estimator calls in this process as the step instead", why)
         _fallback["warned"] = True
     step = _fallback["calls"]
     _fallback["calls"] += 1
@@ -75,7 +77,7 @@ def compute_planpo_advantage(token_level_rewards: torch.Tensor, response_mask: t
                              index: np.ndarray | None = None, config: Any = None,
                              reward_baselines: torch.Tensor | None = None, trajectory: Any = None,
                              turn_order: Any = None, success: Any = None) -> tuple[torch.Tensor, torch.Tensor]:
-    """VERL's estimator contract: the keyword arguments ``compute_advantage`` passes in 0.9.1; returns
+    """VERL's estimator contract: the keyword arguments ``compute_advantage`` passes (0.7.1 to 0.9.x); returns
     (advantages, returns), both (B, L), zero outside the response mask. ``trajectory`` / ``turn_order``: the
     row-per-turn layout of V1's multi-output sessions; ``success``: per-row flags (both from ``multi_output.py``)."""
     if index is None:

@@ -1,7 +1,9 @@
 """``planshape verl check``: compose the run's config with VERL's own Hydra config and say what will run.
 
-Catches before any GPU hour is spent: a VERL outside 0.9.x, the plugin entry point not installed or excluded
-by ``VERL_USE_EXTERNAL_PLUGINS``, an estimator or reward manager name VERL's registries do not hold, a PlanPO
+Says first which of planshape's release-bound features the installed VERL runs and which need a newer one (the
+table of ``support.py``), then catches before any GPU hour is spent: a VERL outside the range, the plugin entry
+point not installed or excluded by ``VERL_USE_EXTERNAL_PLUGINS`` (0.7/0.8: ``VERL_USE_EXTERNAL_MODULES`` unset),
+a planshape trainer or feature the release lacks, an estimator or reward manager name VERL's registries do not hold, a PlanPO
 block that another estimator would ignore, a missing or invalid planshape block, a database that does not open
 or has empty tables, data files that do not exist or whose rows the reward cannot read, a reward path that
 would score with other settings than the estimator's success test, a staged schedule that no step would reach,
@@ -18,9 +20,11 @@ from typing import Any
 
 from planshape.shaping.facade import Report, check_shaper
 
+from .support import ENTRY_POINT as PLUGINS
+from .support import PLUGIN_MODULE, SUPPORT, TRAINER
 from .version import check_version
 
-ENTRY_POINT = "planshape.adapters.verl.register"
+ENTRY_POINT = PLUGIN_MODULE
 REWARD_MODULE = "pkg://planshape.adapters.verl.reward"
 
 
@@ -40,7 +44,27 @@ def compose(overrides: list[str]) -> Any:
         raise ValueError(f"the overrides do not compose with VERL's config: {exc}".splitlines()[0]) from None
 
 
+def _features(version: str, report: Report) -> None:
+    """What this release runs of planshape's release-bound features, and what the others need."""
+    for what, ok, gets in SUPPORT.rows(version):
+        report.lines.append(f"{'runs' if ok else 'not in ' + version}: {what}" + ("" if ok else f" ({gets})"))
+
+
+def _external_modules(report: Report) -> None:
+    """VERL 0.7/0.8 load plugins only from ``VERL_USE_EXTERNAL_MODULES``, in each process that imports verl."""
+    modules = [m.strip() for m in os.getenv("VERL_USE_EXTERNAL_MODULES", "").split(",") if m.strip()]
+    if ENTRY_POINT not in modules:
+        report.errors.append(f"VERL {SUPPORT.installed()} loads plugins only from VERL_USE_EXTERNAL_MODULES: export "
+                             f"VERL_USE_EXTERNAL_MODULES={ENTRY_POINT} in the environment of the launch and of every "
+                             "Ray worker (before `ray start`), or VERL will not know algorithm.adv_estimator=planpo")
+        return
+    _registered(report)
+
+
 def _entry_point(report: Report) -> None:
+    if not SUPPORT.has(PLUGINS):
+        _external_modules(report)
+        return
     eps = [ep for ep in metadata.entry_points(group="verl.plugins") if ep.value == ENTRY_POINT]
     if not eps:
         report.errors.append(f"no 'verl.plugins' entry point for {ENTRY_POINT} in this environment: reinstall "
@@ -52,6 +76,10 @@ def _entry_point(report: Report) -> None:
     if not allowed:
         report.errors.append(f"VERL_USE_EXTERNAL_PLUGINS={policy!r} keeps VERL from loading the planshape plugin; "
                              f"unset it or add '{eps[0].name}'")
+    _registered(report)
+
+
+def _registered(report: Report) -> None:
     from .register import registered
 
     for what, ok in registered().items():
@@ -159,9 +187,11 @@ def _reward(cfg: Any, report: Report, estimator_config: Any) -> None:
         if custom.get("path"):
             report.warnings.append(f"reward.custom_reward_function.path={custom.path} is not used by the planshape "
                                    "reward manager (it scores with algorithm.planpo)")
-        if shaper_for(block).staged and not cfg.trainer.get("use_v1", True):
-            report.errors.append("a staged schedule needs the training step in the reward, which VERL 0.9 provides "
-                                 "only in the V1 trainer: set trainer.use_v1=true or use a one-stage schedule")
+        if shaper_for(block).staged and not _v1(cfg):
+            report.errors.append("a staged schedule needs the training step in the reward, which VERL provides only "
+                                 "in the V1 trainers (0.9+): " + ("set trainer.use_v1=true" if SUPPORT.has(TRAINER)
+                                                                  else f"upgrade ({SUPPORT.gate(TRAINER)})")
+                                 + ", or use a one-stage schedule")
         return
     if ours:
         kwargs = custom.get("reward_kwargs") or {}
@@ -207,10 +237,8 @@ def _tools(cfg: Any, report: Report, max_chars: int | None) -> None:
         report.warnings.append("no tool config (actor_rollout_ref.rollout.multi_turn.tool_config_path): the model "
                                "gets no TravelPlanner tools")
         return
-    from verl.tools.tool_registry import load_all_tools
-
     try:
-        tools = load_all_tools(path, multi_turn.get("function_tool_path"))
+        tools = _load_tools(path, multi_turn.get("function_tool_path"))
     except Exception as exc:  # noqa: BLE001 - any loader failure is reported as the user's config problem
         report.errors.append(f"VERL's tool loader cannot build {path}: {type(exc).__name__}: {exc}")
         return
@@ -224,22 +252,53 @@ def _tools(cfg: Any, report: Report, max_chars: int | None) -> None:
                                "by planshape name it per row, so this is fine for them)")
 
 
+def _load_tools(path: str, function_tool_path: Any) -> list[Any]:
+    """VERL's own tool loader: ``tool_registry.load_all_tools`` (0.8+), ``utils.tool_registry`` before."""
+    try:
+        from verl.tools.tool_registry import load_all_tools
+    except ImportError:  # 0.7: the loader ToolAgentLoop itself calls
+        from verl.tools.utils.tool_registry import initialize_tools_from_config
+
+        return initialize_tools_from_config(path)
+    return load_all_tools(path, function_tool_path)
+
+
+def _v1(cfg: Any) -> bool:
+    """Whether the run uses VERL's V1 trainers (0.9: ``trainer.use_v1``, the default; none before)."""
+    return SUPPORT.has(TRAINER) and bool(cfg.trainer.get("use_v1", True))
+
+
 def _trainer(cfg: Any, report: Report, config: Any) -> None:
-    """planshape's metrics reach VERL's training log only through the ``planshape`` V1 trainer."""
+    """planshape's metrics reach VERL's training log only through a planshape V1 trainer (0.9)."""
     from .advantages import flag_refusal
-    from .trainer import TRAINER_NAME, run_shaper
+
+    if not SUPPORT.has(TRAINER):
+        if config is not None and config.success.by == "flag":
+            report.errors.append(f"success.by=flag: {SUPPORT.gate(TRAINER)}")
+        elif config is not None:
+            report.warnings.append(f"VERL {SUPPORT.installed()} logs none of planshape's metrics while training "
+                                   f"(validation only): {SUPPORT.gate(TRAINER)}")
+        return
+    from .trainer import MODES, TRAINER_NAME, run_shaper
 
     mode = cfg.trainer.v1.get("trainer_mode")
-    selected = cfg.trainer.get("use_v1", True) and mode == TRAINER_NAME
+    selected = _v1(cfg) and mode in MODES
     if config is not None and config.success.by == "flag" and not selected:
         report.errors.append(flag_refusal(config.success.flag))
     if selected:
         groups = run_shaper(cfg).config.metrics  # a ConfigError is reported as the block's
-        report.lines.append(f"trainer: {TRAINER_NAME} (VERL's sync trainer; logs the planshape metric groups "
+        report.lines.append(f"trainer: {mode} (VERL's {MODES[mode]} trainer; logs the planshape metric groups "
                             f"{list(groups)} at every step)")
+        if MODES[mode] != "sync" and config is not None and config.success.by == "pass":
+            report.lines.append("success: each row's acc from the planshape reward (an async row is scored at the "
+                                "step it was rolled out for)")
+        return
+    if _v1(cfg) and mode in ("colocate_async", "separate_async"):
+        report.warnings.append(f"trainer.v1.trainer_mode={mode}: VERL logs none of planshape's metrics while training; "
+                               f"trainer.v1.trainer_mode={TRAINER_NAME}_{mode} is VERL's {mode} trainer that does")
         return
     if config is not None and (config.staged or cfg.algorithm.adv_estimator == "planpo"):
-        which = f"trainer.v1.trainer_mode={mode}" if cfg.trainer.get("use_v1", True) else "trainer.use_v1=false"
+        which = f"trainer.v1.trainer_mode={mode}" if _v1(cfg) else "trainer.use_v1=false"
         report.warnings.append(f"{which}: VERL logs none of planshape's metrics while training (reward "
                                "components, failure categories, monitor rates, PlanPO statistics; only validation "
                                f"sees them): set trainer.use_v1=true trainer.v1.trainer_mode={TRAINER_NAME}")
@@ -250,7 +309,9 @@ def check(overrides: list[str]) -> Report:
     from planshape.shaping.facade import ConfigError
 
     report = Report()
-    report.lines.append(f"verl {check_version()}")
+    version = check_version()
+    report.lines.append(f"verl {version} (planshape supports {SUPPORT.range})")
+    _features(version, report)
     import verl  # noqa: F401 - loads the verl.plugins entry points, as every Ray process does
 
     _entry_point(report)

@@ -24,7 +24,7 @@ from typing import Any
 
 from .version import check_version, finish_registration
 
-check_version()  # a clear message outside VERL 0.9.x, before VERL's own imports can fail obscurely
+check_version()  # one line naming the range outside it, before VERL's own imports can fail obscurely
 
 from planshape.shaping.facade import Shaper  # noqa: E402
 from verl import DataProto  # noqa: E402

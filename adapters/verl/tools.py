@@ -16,7 +16,7 @@ from uuid import uuid4
 
 from .version import check_version
 
-check_version()  # a clear message outside VERL 0.9.x, before VERL's own imports can fail obscurely
+check_version()  # one line naming the range outside it, before VERL's own imports can fail obscurely
 
 from verl.tools.base_tool import BaseTool  # noqa: E402
 from verl.tools.schemas import OpenAIFunctionToolSchema, ToolResponse  # noqa: E402

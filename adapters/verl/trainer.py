@@ -1,30 +1,42 @@
-"""The ``planshape`` V1 trainer: VERL's sync trainer that also logs every planshape metric at every step.
+"""The planshape V1 trainers: VERL's trainer of each V1 mode that also logs every planshape metric at every step.
 
 VERL 0.9's V1 trainer keeps ``reward_extra_info`` out of its training metrics (validation only) and gives
 estimators no metrics sink; its extension point is a trainer class registered with ``@register_trainer`` and
-chosen by ``trainer.v1.trainer_mode``. This class is selected with ``trainer.v1.trainer_mode=planshape``
-(registered by ``register.py``) and changes no VERL code:
+chosen by ``trainer.v1.trainer_mode``. ``register.py`` registers one class per V1 mode and changes no VERL code:
 
-* it is ``PPOTrainerSync`` in behaviour. VERL tests ``self.trainer_mode == "sync"`` literally (replay buffer,
-  refill, checkpoints, prompt reissue), so once the registry has chosen this class, ``trainer.v1.trainer_mode``
-  is set back to ``"sync"`` before the base class reads it: every such check then sees the sync trainer;
+==================================  ==========================  =========================================
+``trainer.v1.trainer_mode=``        behaves as VERL's           rows' rollouts
+==================================  ==========================  =========================================
+``planshape``                       ``sync``                    this step's policy
+``planshape_colocate_async``        ``colocate_async``          partial rollouts, up to VERL's staleness
+``planshape_separate_async``        ``separate_async``          (``max_off_policy_threshold``)
+==================================  ==========================  =========================================
+
+* each is VERL's trainer of its mode in behaviour. VERL tests ``self.trainer_mode == "sync"`` literally (replay
+  buffer, refill, checkpoints, prompt reissue) and reads ``trainer.v1.<mode>`` for the mode's settings, so once
+  the registry has chosen the class, ``trainer.v1.trainer_mode`` is set back to VERL's mode before the base
+  class reads it;
 * after VERL's advantage step it adds the estimator's statistics (``advantages.last_stats``, written by the
-  call just made, in this process) to that step's metrics, as VERL adds its own KL metrics there;
+  call just made, in this process) to that step's metrics, as VERL adds its own KL metrics there (an async step
+  with ``parameter_sync_step`` > 1 runs several advantage steps; VERL's aggregator averages them by rows);
 * after VERL's metric step it adds the batch means of the reward's planshape metrics, read from each row's
   ``reward_extra_info`` (where the reward loop stores them), over the rows VERL trains on (padding excluded).
 
 So ``Tracking.log(data=metrics, step=global_steps)`` receives them with VERL's own metrics of the same step.
 Which names: ``Shaper.metric_names`` and ``Shaper.advantage_metric_names`` of the run's planshape block
-(``metrics:`` chooses the groups).
+(``metrics:`` chooses the groups). Groups are complete before advantages in every mode: VERL's replay buffer
+samples only prompts whose every rollout is terminal, as GRPO needs.
 
-Two things only a trainer knows, so only this trainer gives them to planshape:
+Two things only a trainer knows, so only these trainers give them to planshape:
 
 * the run's length: once VERL's ``_init_dataloader`` has computed ``total_training_steps`` (dataloader length x
   ``trainer.total_epochs``, or ``trainer.total_training_steps``), planshape's ``total_steps`` is filled in from
   it or a different one is refused (the facade's rule), and written back into the block, so that the estimator
   and the reward workers, which build their ``Shaper`` from that block, decay α over the same steps;
-* with ``success.by=flag``, each row's flag: before VERL's advantage step it fetches the flag field of every
-  row's ``reward_extra_info`` and hands them, by TransferQueue key, to the ``planpo`` estimator
+* each row's success flag: with ``success.by=flag``, the flag field of every row's ``reward_extra_info``; in
+  the async modes with ``success.by=pass``, the reward's own verdict ``acc`` (a row rolled out at an older
+  step was scored under that step's stage, so its score must not be read against this step's maximum). They
+  are fetched before VERL's advantage step and handed, by TransferQueue key, to the ``planpo`` estimator
   (``advantages.row_success``, read by ``multi_output.py`` in both layouts).
 """
 
@@ -34,14 +46,17 @@ import logging
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from .version import check_version, finish_registration
+from .support import SUPPORT, TRAINER
+from .version import finish_registration
 
-check_version()  # a clear message outside VERL 0.9.x, before VERL's own imports can fail obscurely
+SUPPORT.require(TRAINER)  # outside the range, or before 0.9: one message, before VERL's own imports fail obscurely
 
 import numpy as np  # noqa: E402
 import transfer_queue as tq  # noqa: E402
 from omegaconf import open_dict, read_write  # noqa: E402
 from planshape.shaping.facade import ConfigError, Shaper  # noqa: E402
+from verl.trainer.ppo.v1.trainer_colocate_async import PPOTrainerColocateAsync  # noqa: E402
+from verl.trainer.ppo.v1.trainer_separate_async import PPOTrainerSeparateAsync  # noqa: E402
 from verl.trainer.ppo.v1.trainer_sync import PPOTrainerSync  # noqa: E402
 
 from . import advantages  # noqa: E402
@@ -49,6 +64,7 @@ from .config import BLOCK, block_mapping, shaper_for  # noqa: E402
 
 TRAINER_NAME = "planshape"
 SYNC = "sync"  # the mode name VERL's own checks compare against
+PASS_FLAG = "acc"  # the planshape reward's final pass, in every row's reward dict
 REWARD_EXTRA_INFO = "reward_extra_info"  # where the reward loop puts a row's reward dict in ``extra_fields``
 TOTAL_STEPS = "total_steps"
 logger = logging.getLogger(__name__)
@@ -62,7 +78,7 @@ def block_home(config: Any) -> tuple[Any, str]:
     kwargs = ((config.get("reward") or {}).get("custom_reward_function") or {}).get("reward_kwargs")
     if kwargs is not None and kwargs.get("planshape") is not None:
         return kwargs, "planshape"
-    raise ConfigError(f"trainer.v1.trainer_mode={TRAINER_NAME} logs planshape's metrics, so it needs the "
+    raise ConfigError(f"trainer.v1.trainer_mode={config.trainer.v1.trainer_mode} logs planshape's metrics, so it needs the "
                       f"planshape settings: +algorithm.{BLOCK}.database=... (or the reward's "
                       "reward_kwargs.planshape)")
 
@@ -111,12 +127,14 @@ def advantage_metrics(shaper: Shaper, stats: Mapping[str, float]) -> dict[str, f
     return {name: float(stats[name]) for name in shaper.advantage_metric_names if name in stats}
 
 
-class PlanshapeTrainer(PPOTrainerSync):
-    """``PPOTrainerSync`` plus planshape's metrics in the step's log (see the module docstring)."""
+class PlanshapeSteps:
+    """planshape's part of a V1 trainer; put before VERL's trainer of a mode (see the module docstring)."""
+
+    mode: str  # VERL's own name of the mode this class behaves as
 
     def __init__(self, config: Any):
         with read_write(config), open_dict(config):
-            config.trainer.v1.trainer_mode = SYNC  # the registry already chose this class by its name
+            config.trainer.v1.trainer_mode = self.mode  # the registry already chose this class by its name
         node, key = block_home(config)
         steps = config.trainer.get("total_training_steps")
         self.shaper: Shaper | None
@@ -138,8 +156,9 @@ class PlanshapeTrainer(PPOTrainerSync):
     def _compute_advantage(self, batch: Any, metrics: dict) -> Any:
         advantages.last_stats.clear()  # what is there after the call is this call's
         advantages.row_success.clear()
-        if self.shaper.config.success.by == "flag" and self.config.algorithm.adv_estimator == advantages.NAME:
-            advantages.row_success.update(self.success_flags(batch))
+        flag = self.success_field()
+        if flag is not None and self.config.algorithm.adv_estimator == advantages.NAME:
+            advantages.row_success.update(self.success_flags(batch, flag))
         try:
             batch = super()._compute_advantage(batch, metrics)
         finally:
@@ -147,10 +166,19 @@ class PlanshapeTrainer(PPOTrainerSync):
         metrics.update(advantage_metrics(self.shaper, advantages.last_stats))
         return batch
 
-    def success_flags(self, batch: Any) -> dict[str, bool]:
-        """Each row's ``success.flag`` from its ``reward_extra_info``, by key (VERL's padding rows: False, as
-        their zero reward reads). A row without it, or with a value that is not 0/1, is an error naming both."""
-        flag = self.shaper.config.success.flag
+    def success_field(self) -> str | None:
+        """The ``reward_extra_info`` field that holds each row's success, where it is read from the rows: the
+        ``success.flag`` of ``by=flag``; in the async modes, ``by=pass`` reads the reward's ``acc``."""
+        success = self.shaper.config.success
+        if success.by == "flag":
+            return success.flag
+        if success.by == "pass" and self.mode != SYNC:
+            return PASS_FLAG
+        return None
+
+    def success_flags(self, batch: Any, flag: str) -> dict[str, bool]:
+        """Each row's ``flag`` from its ``reward_extra_info``, by key (VERL's padding rows: False, as their zero
+        reward reads). A row without it, or with a value that is not 0/1, is an error naming both."""
         data = tq.kv_batch_get(keys=list(batch.keys), partition_id=batch.partition_id, select_fields=["extra_fields"])
         extra = data["extra_fields"]
         extra = extra.tolist() if hasattr(extra, "tolist") else list(extra)
@@ -163,7 +191,7 @@ class PlanshapeTrainer(PPOTrainerSync):
             elif isinstance(info, Mapping) and flag in info:
                 values.append(info[flag])
             else:
-                raise ValueError(f"success.flag={flag!r}: row {key!r} has no {flag!r} in its {REWARD_EXTRA_INFO}; "
+                raise ValueError(f"{self._flag_setting(flag)}: row {key!r} has no {flag!r} in its {REWARD_EXTRA_INFO}; "
                                  f"the reward must return it with every score, e.g. {{'score': ..., '{flag}': 1}}")
         try:
             return dict(zip(keys, self._flags(values).tolist(), strict=True))
@@ -172,9 +200,13 @@ class PlanshapeTrainer(PPOTrainerSync):
                 try:
                     self._flags([value])
                 except ValueError:
-                    raise ValueError(f"success.flag={flag!r}: row {key!r} has {flag}={value!r} in its "
+                    raise ValueError(f"{self._flag_setting(flag)}: row {key!r} has {flag}={value!r} in its "
                                      f"{REWARD_EXTRA_INFO}; a success flag is 0/1 (or True/False)") from None
             raise
+
+    def _flag_setting(self, flag: str) -> str:
+        by = self.shaper.config.success.by
+        return f"success.flag={flag!r}" if by == "flag" else f"success.by={by} in {self.mode} (the rows' {flag!r})"
 
     def _flags(self, values: list[Any]) -> np.ndarray:
         """The facade's success rule on the trainer's flags (0/1 or True/False; anything else is refused)."""
@@ -202,6 +234,32 @@ class PlanshapeTrainer(PPOTrainerSync):
                            missing[0])
             self._warned_missing = True
         return out
+
+
+class PlanshapeTrainer(PlanshapeSteps, PPOTrainerSync):
+    """``trainer.v1.trainer_mode=planshape``: VERL's sync trainer plus planshape's metrics."""
+
+    mode = SYNC
+
+
+class PlanshapeColocateAsyncTrainer(PlanshapeSteps, PPOTrainerColocateAsync):
+    """``trainer.v1.trainer_mode=planshape_colocate_async``: VERL's colocate_async trainer plus planshape's."""
+
+    mode = "colocate_async"
+
+
+class PlanshapeSeparateAsyncTrainer(PlanshapeSteps, PPOTrainerSeparateAsync):
+    """``trainer.v1.trainer_mode=planshape_separate_async``: VERL's separate_async trainer plus planshape's."""
+
+    mode = "separate_async"
+
+
+TRAINERS: dict[str, type[PlanshapeSteps]] = {
+    TRAINER_NAME: PlanshapeTrainer,
+    f"{TRAINER_NAME}_colocate_async": PlanshapeColocateAsyncTrainer,
+    f"{TRAINER_NAME}_separate_async": PlanshapeSeparateAsyncTrainer,
+}
+MODES = {name: cls.mode for name, cls in TRAINERS.items()}  # planshape's mode name -> VERL's
 
 
 finish_registration()

@@ -1,41 +1,32 @@
-"""The VERL versions this adapter is written against, checked before anything touches VERL's internals.
+"""The installed VERL against planshape's range (``support.py``), checked before anything touches VERL's internals.
 
-VERL's plugin surfaces (estimator registry, reward loop, tool loader, V1 trainer) moved within months
-(V1 became the default in June 2026, interactions went in April): outside 0.9.x the registrations could
-silently land in the wrong place, so anything else fails with what to install.
+A release outside 0.7.1-0.9.x is refused with one line naming the range: its plugin surfaces (estimator registry,
+reward loop, tool loader, trainers) may have moved, and registrations could silently land in the wrong place.
+Inside the range, a module that needs a release-bound feature asks ``SUPPORT.require`` for it.
 """
 
 from __future__ import annotations
 
-from importlib import metadata
+from ..releases import UnsupportedRelease
+from .support import SUPPORT
 
-SUPPORTED = "0.9"  # major.minor
-PIN = "verl[verl-core]==0.9.1"
-
-
-class UnsupportedVerlError(ImportError):
-    """The installed VERL is missing or not 0.9.x."""
+SUPPORTED = SUPPORT.range
+PIN = SUPPORT.spec
+UnsupportedVerlError = UnsupportedRelease  # the name the adapter's callers know
 
 
 def installed_version() -> str | None:
-    try:
-        return metadata.version("verl")
-    except metadata.PackageNotFoundError:
-        return None
+    return SUPPORT.installed()
 
 
 def check_version(version: str | None = None) -> str:
-    """The installed VERL version, or an error saying what to install."""
-    found = installed_version() if version is None else version
-    if found is None:
-        raise UnsupportedVerlError(
-            f"planshape.adapters.verl needs VERL {SUPPORTED}.x, which is not installed: pip install '{PIN}' "
-            "(install torch first, pinned to your CUDA build; see scripts/setup-verl.sh)")
-    if ".".join(found.split(".")[:2]) != SUPPORTED:
-        raise UnsupportedVerlError(
-            f"planshape.adapters.verl supports VERL {SUPPORTED}.x, found verl {found}: pip install '{PIN}'. "
-            "Other versions moved the estimator registry, reward loop or tool loader this adapter plugs into.")
-    return found
+    """The installed (or given) VERL version, or ``UnsupportedVerlError`` naming the range and what to install."""
+    return SUPPORT.check(version)
+
+
+def has(feature: str) -> bool:
+    """Whether the installed VERL has a release-bound feature of ``support.py``."""
+    return SUPPORT.has(feature)
 
 
 def finish_registration() -> None:

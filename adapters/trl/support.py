@@ -1,0 +1,39 @@
+"""TRL releases planshape supports and what each gets (the one table; see ``planshape.adapters.releases``).
+
+Checked against the released wheels: ``PlanshapeReward`` needs ``reward_funcs`` called with the prompts, the
+completions, the dataset columns and ``trainer_state`` (the step of a staged schedule), which ``_calculate_rewards``
+passes from 0.20.0 on (0.19 passes no ``trainer_state``); ``log_metric`` arrived in 1.0.0 (absent from 0.29.1);
+``PlanPOTrainer`` overrides ``GRPOTrainer._generate_and_score_completions(self, inputs)`` and
+``_calculate_rewards(self, inputs, prompts, completions, completion_ids_list)``, checked 1.9.0 to 1.16.0 (the
+signature check in ``version.py`` guards every release). Tested in CI: 0.20.0 (the reward), 1.9.0 and 1.16.0.
+"""
+
+from __future__ import annotations
+
+from ..releases import Feature, Support
+
+PLANPO = "planpo_trainer"
+TOOLS = "tools"
+LOG_METRIC = "log_metric"
+
+SUPPORT = Support(
+    package="trl", label="TRL", oldest="0.20.0", before="1.17",
+    columns=(("0.20-0.29", "0.20.0"), ("1.0-1.8", "1.0.0"), ("1.9-1.16", "1.9.0")),
+    tested=("0.20.0", "1.9.0", "1.16.0"),
+    everywhere=(
+        "`PlanshapeReward` in `reward_funcs` (staged schedules by `trainer_state.global_step`)",
+        "`planshape trl check` / `prepare-data`",
+    ),
+    features=(
+        Feature(LOG_METRIC, "reward components in TRL's log through `log_metric`", "1.0.0",
+                "no log_metric: call planshape.adapters.trl.log_metrics_to(trainer) once after building the "
+                "trainer, and the reward appends its metrics to the trainer's own (logged with `reward`, `kl`)",
+                "`log_metrics_to(trainer)`"),
+        Feature(PLANPO, "`PlanPOTrainer` (PlanPO per-token advantages, or GRPO through the same path)", "1.9.0",
+                "the reward only, with GRPOTrainer's own advantages", "reward only"),
+        Feature(TOOLS, "the TravelPlanner tools (`GRPOTrainer(tools=planner_tools(...))`)", "1.9.0",
+                "no tool loop checked", "not checked"),
+    ),
+)
+
+check_version = SUPPORT.check
