@@ -238,7 +238,7 @@ def _tools(cfg: Any, report: Report, max_chars: int | None) -> None:
                                "gets no TravelPlanner tools")
         return
     try:
-        tools = _load_tools(path, multi_turn.get("function_tool_path"))
+        tools = load_tools(path, multi_turn.get("function_tool_path"))
     except Exception as exc:  # noqa: BLE001 - any loader failure is reported as the user's config problem
         report.errors.append(f"VERL's tool loader cannot build {path}: {type(exc).__name__}: {exc}")
         return
@@ -252,7 +252,7 @@ def _tools(cfg: Any, report: Report, max_chars: int | None) -> None:
                                "by planshape name it per row, so this is fine for them)")
 
 
-def _load_tools(path: str, function_tool_path: Any) -> list[Any]:
+def load_tools(path: str, function_tool_path: Any) -> list[Any]:
     """VERL's own tool loader: ``tool_registry.load_all_tools`` (0.8+), ``utils.tool_registry`` before."""
     try:
         from verl.tools.tool_registry import load_all_tools

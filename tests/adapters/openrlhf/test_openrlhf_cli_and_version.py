@@ -7,6 +7,7 @@ from importlib import metadata
 
 import pytest
 from openrlhf.utils.agent import SingleTurnAgentExecutor
+from planshape.adapters import releases
 from planshape.adapters.openrlhf import CONFIG_ENV, version
 from planshape.shaping.cli import main
 from planshape.shaping.facade import Shaper
@@ -45,10 +46,11 @@ def test_prepare_data_rows_round_trip_into_the_reward(shared_dir, stage1_config,
         assert scored.failure == "no_answer"
 
 
-@pytest.mark.parametrize("installed", ["0.10.1", "0.12.0"])
+@pytest.mark.parametrize("installed", ["0.10.1", "0.10.0", "0.12.0"])  # 0.10.0-0.10.1: the flat flags
 def test_an_unsupported_openrlhf_is_refused_with_what_to_install(installed, monkeypatch):
-    monkeypatch.setattr(version.metadata, "version", lambda name: installed)
-    with pytest.raises(ImportError, match=rf"supports OpenRLHF 0\.11\.x, found {installed}.*pip install"):
+    monkeypatch.setattr(releases.metadata, "version", lambda name: installed)
+    with pytest.raises(ImportError, match=rf"supports OpenRLHF 0\.10\.2 to 0\.11\.x, found openrlhf {installed}: "
+                                          r"pip install 'openrlhf>=0\.10\.2,<0\.12'$"):
         version.check_version()
 
 
@@ -56,10 +58,11 @@ def test_a_missing_openrlhf_is_refused_with_what_to_install(monkeypatch):
     def missing(name):
         raise metadata.PackageNotFoundError(name)
 
-    monkeypatch.setattr(version.metadata, "version", missing)
+    monkeypatch.setattr(releases.metadata, "version", missing)
     with pytest.raises(ImportError, match="not installed"):
         version.check_version()
 
 
 def test_the_installed_version_is_supported():
-    assert version.check_version().startswith("0.11.")
+    assert version.check_version() == metadata.version("openrlhf")
+    assert version.SUPPORT.in_range(metadata.version("openrlhf"))

@@ -21,6 +21,7 @@ TOOL_CALLS = (
 
 
 NO_ANSWER = "I could not finish the plan."
+TOOL_RESPONSE = "<tool_response>"  # how the Qwen2.5 template shows a tool result to the model
 
 
 def answer_of(text: str) -> str:
@@ -37,25 +38,25 @@ def scripted(base: type, rollouts: list[dict], group_size: int = 4) -> type:
         answers.setdefault(row["query"]["query"], [None] * group_size)[row["trajectory"]] = text or NO_ANSWER
 
     class Scripted(base):
-        def _generate_single_turn(self, prompt_ids, images, multimodal_fields, num_generations,
-                                  has_tool_images=False):
+        def _generate_single_turn(self, prompt_ids, images, multimodal_fields, *rest):
+            # TRL 1.16 adds (num_generations, has_tool_images); 1.9 has neither: a row's first turn is the one
+            # whose prompt holds no tool response yet
             tok = self.processing_class
             eos = tok.eos_token_id
-            first = num_generations > 1  # the tool loop asks for one sample per row
             texts = []
             for i, ids in enumerate(prompt_ids):
                 position = i % group_size
-                if first:
+                prompt = tok.decode(ids)
+                if TOOL_RESPONSE not in prompt:
                     texts.append(f"<tool_call>\n{json.dumps(TOOL_CALLS[position])}\n</tool_call>")
                 else:
-                    prompt = tok.decode(ids)
                     query = next(q for q in answers if q in prompt)
                     texts.append(answers[query][position])
             needs_model = [i for i, t in enumerate(texts) if t is None]
             generated = {}
             if needs_model:
                 ids, _ = super()._generate_single_turn([prompt_ids[i] for i in needs_model], images,
-                                                       multimodal_fields, 1, has_tool_images)
+                                                       multimodal_fields, *((1, *rest[1:]) if rest else ()))
                 generated = dict(zip(needs_model, ids, strict=True))
             out = [generated[i] if t is None else tok.encode(t, add_special_tokens=False) + [eos]
                    for i, t in enumerate(texts)]

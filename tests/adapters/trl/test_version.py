@@ -6,30 +6,46 @@ import subprocess
 import sys
 
 import pytest
+from planshape.adapters.trl.support import PLANPO, SUPPORT
 
 
-def test_installed_trl_is_supported():
+def test_installed_trl_is_in_the_range():
+    import trl
     from planshape.adapters.trl.version import check_version
 
-    assert check_version().startswith("1.16.")
+    assert check_version() == trl.__version__ and SUPPORT.in_range(trl.__version__)
 
 
-def test_other_version_fails_with_what_to_install(monkeypatch):
+@pytest.mark.parametrize("found", ["1.17.0", "0.19.1", "2.0.0"])
+def test_a_release_outside_the_range_fails_in_one_line_with_what_to_install(monkeypatch, found):
     import trl
     from planshape.adapters.trl.version import UnsupportedTRL, check_version
 
-    monkeypatch.setattr(trl, "__version__", "1.17.0")
-    with pytest.raises(UnsupportedTRL, match=r"supports TRL 1\.16\.x, found 1\.17\.0; pip install 'trl==1\.16\.0'"):
+    monkeypatch.setattr(trl, "__version__", found)
+    with pytest.raises(UnsupportedTRL, match=rf"^planshape's TRL adapter supports TRL 0\.20\.0 to 1\.16\.x, found trl "
+                                              rf"{found}: pip install 'trl>=0\.20\.0,<1\.17'$"):
         check_version()
 
 
+def test_the_trainer_below_1_9_says_what_the_release_gets(monkeypatch):
+    import trl
+    from planshape.adapters.trl.version import UnsupportedTRL, check_trainer
+
+    monkeypatch.setattr(trl, "__version__", "1.8.0")
+    with pytest.raises(UnsupportedTRL, match=r"`PlanPOTrainer`.* needs TRL >= 1\.9\.0; trl 1\.8\.0 gets: the reward "
+                                             r"only, with GRPOTrainer's own advantages"):
+        check_trainer()
+
+
 def test_changed_private_signature_fails(monkeypatch):
-    from planshape.adapters.trl.version import UnsupportedTRL, check_version
+    if not SUPPORT.has(PLANPO):
+        pytest.skip(SUPPORT.gate(PLANPO))
+    from planshape.adapters.trl.version import UnsupportedTRL, check_trainer
     from trl import GRPOTrainer
 
     monkeypatch.setattr(GRPOTrainer, "_calculate_rewards", lambda self, inputs, prompts, completions: None)
     with pytest.raises(UnsupportedTRL, match="GRPOTrainer._calculate_rewards has parameters"):
-        check_version()
+        check_trainer()
 
 
 def test_cli_and_package_import_without_trl():
@@ -38,4 +54,4 @@ def test_cli_and_package_import_without_trl():
             "try:\n    p.PlanPOTrainer\nexcept ImportError as e:\n    print('refused:', e)\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
-    assert "refused: planshape.adapters.trl needs TRL 1.16.x" in out.stdout
+    assert "refused: planshape's TRL adapter needs TRL 0.20.0 to 1.16.x" in out.stdout

@@ -16,8 +16,32 @@ from planshape.validators.travelplanner.sample import sample_dir
 REASON = "VERL is not installed here: run `bash scripts/test.sh verl` (uses .venv-verl)"
 
 
-def require_verl() -> None:
+def _plugin_variable() -> None:
+    """Before 0.9 VERL loads plugins only from ``VERL_USE_EXTERNAL_MODULES``: set it, as a user of 0.7/0.8 exports
+    it, before anything here imports verl (and so for the processes the tests start)."""
+    from planshape.adapters.releases import UnsupportedRelease
+    from planshape.adapters.verl.support import ENTRY_POINT, PLUGIN_MODULE, SUPPORT
+
+    try:
+        if not SUPPORT.has(ENTRY_POINT):
+            os.environ.setdefault("VERL_USE_EXTERNAL_MODULES", PLUGIN_MODULE)
+    except UnsupportedRelease:  # no VERL here: the suite skips
+        pass
+
+
+_plugin_variable()
+
+
+def require_verl(feature: str | None = None) -> None:
+    """Skip the module outside a VERL venv, or (``feature``: a name of ``support.py``) on a release without it,
+    saying what that release gets instead."""
     pytest.importorskip("verl", reason=REASON)
+    if feature is not None:
+        from planshape.adapters.verl.support import SUPPORT
+
+        gate = SUPPORT.gate(feature)
+        if gate is not None:
+            pytest.skip(gate, allow_module_level=True)
 
 EXAMPLES = Path(__file__).resolve().parents[3] / "adapters" / "verl" / "examples"
 

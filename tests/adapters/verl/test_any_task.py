@@ -9,7 +9,7 @@ import pytest
 
 from .conftest import require_verl
 
-require_verl()
+require_verl("v1")
 
 import numpy as np
 import torch

@@ -14,6 +14,7 @@ import subprocess
 import sys
 
 from planshape.adapters.verl import UnsupportedVerlError, check_version
+from planshape.adapters.verl.support import ENTRY_POINT, SUPPORT, V1
 
 
 def _fresh(code: str, **env: str) -> subprocess.CompletedProcess:
@@ -22,6 +23,8 @@ def _fresh(code: str, **env: str) -> subprocess.CompletedProcess:
 
 
 def test_import_verl_alone_registers_planshape_in_a_fresh_process():
+    if not SUPPORT.has(ENTRY_POINT):
+        pytest.skip(SUPPORT.gate(ENTRY_POINT))  # test_contract.py registers through VERL_USE_EXTERNAL_MODULES there
     code = ("import verl\n"
             "from verl.trainer.ppo.core_algos import get_adv_estimator_fn\n"
             "from verl.experimental.reward_loop.reward_manager import get_reward_manager_cls\n"
@@ -42,30 +45,37 @@ def test_registration_is_idempotent():
 
     register.register()
     importlib.reload(register)  # a second import of the plugin module registers the same objects again
+    trainers = ("planshape", "planshape_colocate_async", "planshape_separate_async") if SUPPORT.has(V1) else ()
     assert register.registered() == {"estimator planpo": True, "reward manager planshape": True,
-                                     "trainer planshape": True}
+                                     **{f"trainer {name}": True for name in trainers}}
 
 
 def test_version_guard():
-    assert check_version() == "0.9.1"
-    assert check_version("0.9.7") == "0.9.7"
-    for version in ("0.10.0", "0.8.5", "1.0.0"):
-        with pytest.raises(UnsupportedVerlError, match=r"supports VERL 0\.9\.x, found verl " + version):
+    from importlib import metadata
+
+    assert check_version() == metadata.version("verl")
+    for version in ("0.9.7", "0.8.5", "0.7.1", "0.9.2.dev0"):
+        assert check_version(version) == version
+    for version in ("0.10.0", "0.7.0", "0.6.1", "1.0.0"):
+        with pytest.raises(UnsupportedVerlError, match=r"^planshape's VERL adapter supports VERL 0\.7\.1 to 0\.9\.x, "
+                                                       rf"found verl {version}: pip install 'verl\[verl-core\]>=0\.7\.1,<0\.10'$"):
             check_version(version)
 
 
 def test_a_failing_plugin_import_is_logged_loudly():
     # VERL swallows plugin import errors at DEBUG; ours logs at ERROR first, saying what to run.
     code = ("import planshape.adapters.verl.version as v\n"
-            "v.SUPPORTED = '0.1'\n"
+            "v.check_version = lambda: v.SUPPORT.check('0.1')\n"
             "import verl\n")
-    done = _fresh(code)
+    done = _fresh(code, VERL_USE_EXTERNAL_MODULES="planshape.adapters.verl.register")
     assert "planshape could not register its VERL plugins" in done.stderr
     assert "planshape verl check" in done.stderr
 
 
 @pytest.mark.parametrize("first", ["planshape.adapters.verl.reward", "planshape.adapters.verl.trainer", "verl"])
 def test_registration_does_not_depend_on_import_order(first):
+    if not SUPPORT.has(V1):
+        pytest.skip(SUPPORT.gate(V1))
     """Importing the reward module before anything imported verl used to leave both names unregistered (a
     circular import, logged and swallowed by VERL's plugin loader). Each order, in a fresh process."""
     code = (f"import {first}\n"

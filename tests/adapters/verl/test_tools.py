@@ -11,7 +11,7 @@ require_verl()
 import asyncio
 
 from planshape.adapters.verl.tools import TOOL_CLASSES, SearchFlights
-from verl.tools.tool_registry import load_all_tools
+from planshape.adapters.verl.check import load_tools as load_all_tools  # VERL's loader of this release
 
 from .conftest import EXAMPLES
 

@@ -13,7 +13,7 @@ import pytest
 
 from .conftest import require_verl
 
-require_verl()
+require_verl("planshape_trainer")
 
 import json
 import os

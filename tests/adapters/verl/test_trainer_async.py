@@ -17,7 +17,7 @@ import pytest
 
 from .conftest import require_verl
 
-require_verl()
+require_verl("async_trainers")
 
 import json
 import os
