@@ -126,7 +126,8 @@ class Support:
         for what in self.everywhere:
             lines.append(f"| {what} | " + " | ".join("yes" for _ in self.columns) + " |")
         for feature in self.features:
-            cells = ["yes" if Version(first) >= Version(feature.since) else feature.instead for _, first in self.columns]
+            since = Version(feature.since)
+            cells = ["yes" if Version(first) >= since else feature.instead for _, first in self.columns]
             note = f" ({self.notes[feature.name]})" if feature.name in self.notes else ""
             lines.append(f"| {feature.what}{note} | " + " | ".join(cells) + " |")
         lines.append(f"\nTested in CI: {', '.join(f'{self.package} {v}' for v in self.tested)}. "

@@ -13,7 +13,7 @@ VERSION=${1:-1.16.0}
 minor=$(echo "$VERSION" | cut -d. -f1,2)
 case "$VERSION" in
   1.16.*) VENV=.venv-trl; EXTRA=() ;;
-  1.*) VENV=.venv-trl-$minor; EXTRA=(requests) ;;  # before 1.16 TRL imports requests, which transformers 5.2x dropped
+  1.*) VENV=.venv-trl-$minor; EXTRA=(requests jmespath) ;;  # TRL < 1.16 imports requests, its tools need jmespath
   0.2[0-9].*) VENV=.venv-trl-$minor; EXTRA=("transformers>=4.54,<4.56") ;;
   *) echo "setup-trl.sh: TRL $VERSION is outside planshape's range (0.20.0 to 1.16.x)" >&2; exit 2 ;;
 esac

@@ -148,9 +148,8 @@ def _plugins(args: argparse.Namespace) -> int:
 
 def _adapters_table() -> Any:
     """The trainer adapters: each one's supported range (its support table) against what is installed here."""
-    from rich.table import Table
-
     from planshape.adapters.releases import UnsupportedRelease, supports
+    from rich.table import Table
 
     table = Table(title="trainer adapters (adapters/<trainer>/support.py)", title_justify="left")
     for column in ("adapter", "supports", "installed", "this release lacks"):

@@ -44,7 +44,8 @@ def test_verl_on_0_7_gets_every_feature_it_has_and_names_what_needs_0_9():
     assert all("needs >= 0.9.0" in gets for _, _, gets in rows)
     assert all(ok for _, ok, _ in verl.rows("0.9.1"))
     message = verl.gate("planshape_trainer", "0.7.1")
-    assert message.startswith("the `planshape` trainer") and "verl 0.7.1 gets: planshape metrics in validation only" in message
+    assert message.startswith("the `planshape` trainer")
+    assert "verl 0.7.1 gets: planshape metrics in validation only" in message
     assert "pip install 'verl>=0.9.0,<0.10'" in message
     with pytest.raises(FeatureUnavailable, match="VERL_USE_EXTERNAL_MODULES=planshape.adapters.verl.register"):
         verl.require("entry_point", "0.8.0")

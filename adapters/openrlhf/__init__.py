@@ -1,5 +1,6 @@
-"""planshape for OpenRLHF 0.10.2 to 0.11.x (``support.py``): a reward-function file, a multi-turn agent file and PlanPO through a Ray worker
-setup hook. Importing this package does not import OpenRLHF; each module that needs it checks its version.
+"""planshape for OpenRLHF 0.10.2 to 0.11.x (``support.py``): a reward-function file, a multi-turn agent file and PlanPO
+through a Ray worker setup hook. Importing this package does not import OpenRLHF; each module that needs it checks
+its version.
 
 - ``config``: one ``Shaper`` per process, the Ray runtime env, the run's global steps;
 - ``support`` / ``version``: the supported releases (``SUPPORT``) and the installed one's check (``check_version``);

@@ -1,12 +1,12 @@
 """The planshape reward as a TRL ``reward_funcs`` callable.
 
-TRL calls it with keyword arguments only: ``prompts``, ``completions``, ``completion_ids``, every dataset column
-(as per-row lists), ``trainer_state`` (from 0.20) and ``log_metric`` / ``log_extra`` (from 1.0). Before 1.0 the
-metrics reach TRL's log through ``log_metrics_to(trainer)``, which hands the reward the trainer's own metric lists
-(``GRPOTrainer._metrics``, averaged and logged by ``GRPOTrainer.log`` with ``reward`` and ``kl``). The query comes from the dataset's
-``planshape_query`` column (JSON text, written by ``data.to_dataset``) or, for a raw TravelPlanner dataset,
-from the row's own columns; the step is ``trainer_state.global_step`` (optimizer steps completed, the facade's
-convention). The Planner-R1 schema gate and stage weights stay inside the facade: this is one composite
+TRL calls it with keyword arguments only: ``prompts``, ``completions``, ``completion_ids``, every dataset column (as
+per-row lists), ``trainer_state`` (from 0.20) and ``log_metric`` / ``log_extra`` (from 1.0). Before 1.0 the metrics
+reach TRL's log through ``log_metrics_to(trainer)``, which hands the reward the trainer's own metric lists
+(``GRPOTrainer._metrics``, averaged and logged by ``GRPOTrainer.log`` with ``reward`` and ``kl``). The query comes
+from the dataset's ``planshape_query`` column (JSON text, written by ``data.to_dataset``) or, for a raw TravelPlanner
+dataset, from the row's own columns; the step is ``trainer_state.global_step`` (optimizer steps completed, the
+facade's convention). The Planner-R1 schema gate and stage weights stay inside the facade: this is one composite
 function, not one function per component, because the gate multiplies and ``reward_weights`` only add.
 """
 

@@ -1,9 +1,10 @@
-"""planshape for VERL 0.7.1 to 0.9.x (what each release gets: ``support.py``): Planner-R1 rewards, PlanPO advantages and the TravelPlanner tools, as plugins.
+"""planshape for VERL 0.7.1 to 0.9.x (what each release gets: ``support.py``): Planner-R1 rewards, PlanPO advantages and
+the TravelPlanner tools, as plugins.
 
-Installing planshape registers ``planshape.adapters.verl.register`` under VERL's ``verl.plugins`` entry
-point, so ``import verl`` in every Ray process (trainer, reward-loop and agent-loop workers) registers the
-``planpo`` estimator and the ``planshape`` reward manager. The submodules import VERL; this package does not,
-so ``planshape verl ...`` commands can build their parser without it.
+Installing planshape registers ``planshape.adapters.verl.register`` under VERL's ``verl.plugins`` entry point, so
+``import verl`` in every Ray process (trainer, reward-loop and agent-loop workers) registers the ``planpo`` estimator
+and the ``planshape`` reward manager. The submodules import VERL; this package does not, so ``planshape verl ...``
+commands can build their parser without it.
 """
 
 from .version import SUPPORTED, UnsupportedVerlError, check_version

@@ -63,7 +63,7 @@ def _step() -> int:
     if step is not None:
         return step
     if not _fallback["warned"]:
-        from .support import SUPPORT, STEP
+        from .support import STEP, SUPPORT
 
         why = SUPPORT.gate(STEP) or "VERL's SkipManager.step is not set (not inside a trainer's fit?)"
         logger.warning("planpo: %s; counting estimator calls in this process as the step instead", why)

@@ -1,13 +1,13 @@
 """``planshape verl check``: compose the run's config with VERL's own Hydra config and say what will run.
 
-Says first which of planshape's release-bound features the installed VERL runs and which need a newer one (the
-table of ``support.py``), then catches before any GPU hour is spent: a VERL outside the range, the plugin entry
-point not installed or excluded by ``VERL_USE_EXTERNAL_PLUGINS`` (0.7/0.8: ``VERL_USE_EXTERNAL_MODULES`` unset),
-a planshape trainer or feature the release lacks, an estimator or reward manager name VERL's registries do not hold, a PlanPO
-block that another estimator would ignore, a missing or invalid planshape block, a database that does not open
-or has empty tables, data files that do not exist or whose rows the reward cannot read, a reward path that
-would score with other settings than the estimator's success test, a staged schedule that no step would reach,
-and a tool YAML that VERL's loader cannot build or that truncates tool responses below planshape's own limit.
+Says first which of planshape's release-bound features the installed VERL runs and which need a newer one (the table
+of ``support.py``), then catches before any GPU hour is spent: a VERL outside the range, the plugin entry point not
+installed or excluded by ``VERL_USE_EXTERNAL_PLUGINS`` (0.7/0.8: ``VERL_USE_EXTERNAL_MODULES`` unset), a planshape
+trainer or feature the release lacks, an estimator or reward manager name VERL's registries do not hold, a PlanPO
+block that another estimator would ignore, a missing or invalid planshape block, a database that does not open or has
+empty tables, data files that do not exist or whose rows the reward cannot read, a reward path that would score with
+other settings than the estimator's success test, a staged schedule that no step would reach, and a tool YAML that
+VERL's loader cannot build or that truncates tool responses below planshape's own limit.
 """
 
 from __future__ import annotations

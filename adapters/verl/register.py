@@ -1,22 +1,21 @@
 """VERL plugin module: importing it registers planshape with VERL.
 
-VERL 0.9's ``import verl`` loads every ``verl.plugins`` entry point in every process (trainer driver, reward-loop
-and agent-loop workers); 0.7 and 0.8 import the modules named in ``VERL_USE_EXTERNAL_MODULES`` instead (set it to
-this module in every Ray process). Either way VERL only imports it, and 0.9 swallows its errors at DEBUG level. So the registrations happen
-here at import time, are idempotent (same objects every time; a second import is a no-op), and an import
-failure is logged at ERROR with what to do before VERL hides it.
+VERL 0.9's ``import verl`` loads every ``verl.plugins`` entry point in every process (trainer driver, reward-loop and
+agent-loop workers); 0.7 and 0.8 import the modules named in ``VERL_USE_EXTERNAL_MODULES`` instead (set it to this
+module in every Ray process). Either way VERL only imports it, and 0.9 swallows its errors at DEBUG level. So the
+registrations happen here at import time, are idempotent (same objects every time; a second import is a no-op), and
+an import failure is logged at ERROR with what to do before VERL hides it.
 
-Import order does not matter: when a user imports ``reward`` (or ``advantages``) before anything imported
-``verl``, that module's own ``import verl`` runs this one while it is itself half-initialised. Each object is
-then registered when its module finishes (the module calls ``finish_registration()`` at its end), not looked
-up early.
+Import order does not matter: when a user imports ``reward`` (or ``advantages``) before anything imported ``verl``,
+that module's own ``import verl`` runs this one while it is itself half-initialised. Each object is then registered
+when its module finishes (the module calls ``finish_registration()`` at its end), not looked up early.
 
 Registered on every release of the range: the ``planpo`` advantage estimator and the ``planshape`` reward-loop
 manager. Where the release has the V1 trainers (0.9, ``support.py``): the planshape V1 trainers
 (``trainer.v1.trainer_mode=planshape``, ``planshape_colocate_async``, ``planshape_separate_async``: VERL's trainer of
 that mode that also logs planshape's metrics), and V1's multi-output dispatch is wrapped so that ``planpo`` sees a
-session's outputs as one trajectory (``multi_output.py``).
-The tools need no registration: VERL's tool loader imports the classes the tool YAML names.
+session's outputs as one trajectory (``multi_output.py``). The tools need no registration: VERL's tool loader imports
+the classes the tool YAML names.
 """
 
 from __future__ import annotations
@@ -69,7 +68,8 @@ def registered() -> dict[str, bool]:
 
         from .trainer import TRAINERS
 
-        out.update({f"trainer {name}": trainer_base.TRAINER_REGISTRY.get(name) is cls for name, cls in TRAINERS.items()})
+        registry = trainer_base.TRAINER_REGISTRY
+        out.update({f"trainer {name}": registry.get(name) is cls for name, cls in TRAINERS.items()})
     return out
 
 

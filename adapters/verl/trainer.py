@@ -78,8 +78,8 @@ def block_home(config: Any) -> tuple[Any, str]:
     kwargs = ((config.get("reward") or {}).get("custom_reward_function") or {}).get("reward_kwargs")
     if kwargs is not None and kwargs.get("planshape") is not None:
         return kwargs, "planshape"
-    raise ConfigError(f"trainer.v1.trainer_mode={config.trainer.v1.trainer_mode} logs planshape's metrics, so it needs the "
-                      f"planshape settings: +algorithm.{BLOCK}.database=... (or the reward's "
+    raise ConfigError(f"trainer.v1.trainer_mode={config.trainer.v1.trainer_mode} logs planshape's metrics, so it "
+                      f"needs the planshape settings: +algorithm.{BLOCK}.database=... (or the reward's "
                       "reward_kwargs.planshape)")
 
 

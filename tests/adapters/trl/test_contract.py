@@ -7,7 +7,6 @@ no chat templates): plain-text prompts, a byte-level vocabulary built in-process
 
 from __future__ import annotations
 
-
 import pytest
 from planshape.adapters.trl.support import LOG_METRIC, SUPPORT
 

@@ -57,8 +57,9 @@ def test_version_guard():
     for version in ("0.9.7", "0.8.5", "0.7.1", "0.9.2.dev0"):
         assert check_version(version) == version
     for version in ("0.10.0", "0.7.0", "0.6.1", "1.0.0"):
-        with pytest.raises(UnsupportedVerlError, match=r"^planshape's VERL adapter supports VERL 0\.7\.1 to 0\.9\.x, "
-                                                       rf"found verl {version}: pip install 'verl\[verl-core\]>=0\.7\.1,<0\.10'$"):
+        line = (rf"^planshape's VERL adapter supports VERL 0\.7\.1 to 0\.9\.x, found verl {version}: "
+                r"pip install 'verl\[verl-core\]>=0\.7\.1,<0\.10'$")
+        with pytest.raises(UnsupportedVerlError, match=line):
             check_version(version)
 
 

@@ -19,6 +19,7 @@ import numpy as np
 import torch
 from verl import DataProto
 from verl.experimental.reward_loop.reward_loop import RewardLoopWorker
+from verl.utils.ray_utils import get_event_loop
 
 from tests.stall_probe import stall_plugin, with_word
 
@@ -67,15 +68,16 @@ def test_a_stuck_check_costs_its_sample_not_the_step(stall_plugin, tokenizer, sa
     rows = list(sample_rows[:4])
     rows[1], rows[2] = with_word(rows[1], "SLEEP"), with_word(rows[2], "SPIN")
     worker = RewardLoopWorker(verl_config([*reward, f"actor_rollout_ref.model.path={model_dir}"]))
-    worker.loop.run_until_complete(worker.compute_score_batch(_batch(tokenizer, rows[:1])))  # warm: store, imports
+    loop = getattr(worker, "loop", None) or get_event_loop()  # 0.9 keeps it on the worker; 0.7: the managers' loop
+    loop.run_until_complete(worker.compute_score_batch(_batch(tokenizer, rows[:1])))  # warm: store, imports
     start = time.perf_counter()
-    out = worker.loop.run_until_complete(worker.compute_score_batch(_batch(tokenizer, rows)))
+    out = loop.run_until_complete(worker.compute_score_batch(_batch(tokenizer, rows)))
     took = time.perf_counter() - start
     assert took < BUDGET + 1.5, took  # the two stuck rows run side by side in VERL's executor: one budget
     info = [o["reward_extra_info"] for o in out]
     assert [i["failure"] for i in info[1:3]] == ["timeout", "timeout"]
     assert [o["reward_score"] for o in out[1:3]] == [0.0, 0.0]
-    plain = worker.loop.run_until_complete(worker.compute_score_batch(_batch(tokenizer, [rows[0], rows[3]])))
+    plain = loop.run_until_complete(worker.compute_score_batch(_batch(tokenizer, [rows[0], rows[3]])))
     assert [o["reward_score"] for o in (out[0], out[3])] == [o["reward_score"] for o in plain]
     assert "planshape/failure/commonsense:stall_probe" in info[0]  # the probe really ran as a check
     _shaper.cache_clear()

@@ -10,8 +10,8 @@ require_verl()
 
 import asyncio
 
-from planshape.adapters.verl.tools import TOOL_CLASSES, SearchFlights
 from planshape.adapters.verl.check import load_tools as load_all_tools  # VERL's loader of this release
+from planshape.adapters.verl.tools import TOOL_CLASSES, SearchFlights
 
 from .conftest import EXAMPLES
 
