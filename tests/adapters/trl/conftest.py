@@ -18,6 +18,15 @@ OFFLINE = {"HF_HUB_OFFLINE": "1", "HF_HUB_DISABLE_TELEMETRY": "1", "HF_DATASETS_
 os.environ.update(OFFLINE)
 
 
+def require_trl(feature: str) -> None:
+    """Skip the module on a TRL release without ``feature`` (a name of ``support.py``), saying what it gets."""
+    from planshape.adapters.trl.support import SUPPORT
+
+    gate = SUPPORT.gate(feature)
+    if gate is not None:
+        pytest.skip(gate, allow_module_level=True)
+
+
 @pytest.fixture(scope="session")
 def sample_rollouts() -> list[dict]:
     """The sample world's scored rollouts: per query, two passing answers, one failing, one without answer."""

@@ -5,6 +5,10 @@ token, with success from the reward's threshold or from another reward function'
 
 from __future__ import annotations
 
+from .conftest import require_trl
+
+require_trl("planpo_trainer")  # PlanPOTrainer on a task of its own
+
 import json
 
 import pytest

@@ -25,7 +25,7 @@ def byte_tokenizer():
     tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
     tok.decoder = decoders.ByteLevel()
     return PreTrainedTokenizerFast(tokenizer_object=tok, eos_token="<|im_end|>", pad_token="<pad>",
-                                   padding_side="left")
+                                   padding_side="left", model_input_names=["input_ids", "attention_mask"])
 
 
 def _trainer(shaper, tokenizer, records, tmp_path, **overrides):

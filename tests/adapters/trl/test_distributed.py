@@ -3,6 +3,10 @@ whole gathered batch (masks padded to a common width, groups contiguous in the g
 
 from __future__ import annotations
 
+from .conftest import require_trl
+
+require_trl("planpo_trainer")  # PlanPOTrainer across processes
+
 import os
 import shutil
 import subprocess

@@ -3,6 +3,10 @@ parse; the ``planshape trl`` commands work."""
 
 from __future__ import annotations
 
+from .conftest import require_trl
+
+require_trl("planpo_trainer")  # the example trains PlanPOTrainer
+
 import json
 import subprocess
 import sys

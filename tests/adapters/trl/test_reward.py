@@ -95,7 +95,11 @@ def test_query_from_raw_travelplanner_columns(reward, sample_rollouts):
 
 
 def test_name_and_pickle(reward, sample_rollouts):
-    from trl.trainer.utils import get_callable_name
+    try:
+        from trl.trainer.utils import get_callable_name
+    except ImportError:  # TRL < 1.0 names a reward function by its __name__
+        def get_callable_name(func):
+            return func.__name__
 
     assert get_callable_name(reward) == "planshape"
     copy = pickle.loads(pickle.dumps(reward))

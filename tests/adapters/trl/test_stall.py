@@ -6,6 +6,10 @@ margin, the stuck samples scored ``timeout`` (reward 0) and the others exactly a
 
 from __future__ import annotations
 
+from .conftest import require_trl
+
+require_trl("planpo_trainer")  # through PlanPOTrainer's tool loop
+
 import json
 import time
 

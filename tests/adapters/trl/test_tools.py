@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from .conftest import require_trl
+
+require_trl("tools")  # TRL's tool loop
+
 import pytest
 from transformers.utils import get_json_schema
 

@@ -6,6 +6,10 @@ lengths read from the masks with plain Python, independently of the adapter and 
 
 from __future__ import annotations
 
+from .conftest import require_trl
+
+require_trl("planpo_trainer")  # PlanPOTrainer
+
 import numpy as np
 import pytest
 import torch

@@ -18,6 +18,7 @@ import json
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import torch
@@ -157,3 +158,13 @@ def test_the_planshape_metrics_reach_the_log_verl_writes(tokenizer, sample_rows,
     assert line["data"]["val-aux/travelplanner/planshape/reward/mean@4"] == pytest.approx(
         np.mean(infos["reward"]))
     assert line["data"]["val-core/travelplanner/acc/mean@4"] == pytest.approx(0.5)  # 4 of 8 sample rollouts pass
+
+
+def test_planshape_plugins_names_the_installed_release_and_what_it_lacks():
+    done = subprocess.run([str(Path(sys.executable).with_name("planshape")), "plugins"], capture_output=True,
+                          text=True, timeout=300, env={**os.environ, "COLUMNS": "2000"})
+    assert done.returncode == 0, done.stderr[-2000:]
+    (row,) = [line for line in done.stdout.splitlines() if line.strip("│ ").startswith("verl ")]
+    assert SUPPORT.range in row and VERSION in row
+    lacking = [what for what, ok, _ in SUPPORT.rows(VERSION) if not ok]
+    assert all(what in row for what in lacking) and (lacking or row.rstrip("│ ").endswith("-"))
