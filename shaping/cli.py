@@ -19,7 +19,7 @@ from .rollout.cli import add_parsers as add_rollout_parsers
 def _store(args: argparse.Namespace, console: Console):
     """The ``--database`` sandbox, or the bundled sample world (said on the console)."""
     from planshape.validators.travelplanner import sample
-    from planshape.validators.travelplanner.store import open_store
+    from planshape.validators.travelplanner.store.sqlite import open_store
 
     database = args.database or sample.sample_database()
     if args.database is None:
@@ -35,9 +35,9 @@ def _write_json(args: argparse.Namespace, report: dict, console: Console) -> Non
 
 def _evaluate(args: argparse.Namespace) -> int:
     from planshape.validators.travelplanner import sample
+    from planshape.validators.travelplanner.evaluation.report import evaluate_all, print_report
+    from planshape.validators.travelplanner.evaluation.submission import read_submission
     from planshape.validators.travelplanner.query import load_queries
-    from planshape.validators.travelplanner.report import evaluate_all, print_report
-    from planshape.validators.travelplanner.submission import read_submission
 
     console = Console(stderr=False)
     plans = args.plans or sample.sample_plans()
@@ -58,7 +58,7 @@ def _evaluate(args: argparse.Namespace) -> int:
 
 
 def _schema(args: argparse.Namespace) -> int:
-    from planshape.validators.travelplanner.plan_format import plan_schema
+    from planshape.validators.travelplanner.plan.formats import plan_schema
 
     print(json.dumps(plan_schema(), indent=2))
     return 0
@@ -102,7 +102,7 @@ def _score_settings(args: argparse.Namespace) -> dict:
 def _db_build(args: argparse.Namespace) -> int:
     import time
 
-    from planshape.validators.travelplanner.store import build_store
+    from planshape.validators.travelplanner.store.sqlite import build_store
     from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
     start = time.perf_counter()
@@ -121,7 +121,7 @@ def _db_build(args: argparse.Namespace) -> int:
 
 
 def _db_synth(args: argparse.Namespace) -> int:
-    from planshape.validators.travelplanner.synthetic import write_full_size_database
+    from planshape.validators.travelplanner.store.synthetic import write_full_size_database
 
     target = write_full_size_database(args.source, args.output, args.rows, args.seed)
     print(f"wrote {target} with a {args.rows}-row flights table (seed {args.seed})")

@@ -15,8 +15,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
 
-from planshape.validators.travelplanner.plan_format import MAX_ANSWER_CHARS
-from planshape.validators.travelplanner.tools import DEFAULT_MAX_CHARS
+from planshape.validators.travelplanner.agent.tools import DEFAULT_MAX_CHARS
+from planshape.validators.travelplanner.plan.formats import MAX_ANSWER_CHARS
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from . import plugins

@@ -1,6 +1,6 @@
 """``planshape explain``: one rollout's verdicts, with each claim and the sandbox rows it was compared with.
 
-The checking and the tables are ``planshape.validators.travelplanner.explain``; this module reads the
+The checking and the tables are ``planshape.validators.travelplanner.evaluation.explain``; this module reads the
 command line (a rollouts file row, or an answer file and a query file) and prints a table or JSON.
 """
 
@@ -55,8 +55,8 @@ def _rollout(args: argparse.Namespace) -> tuple[Any, Any]:
 
 def run_explain(args: argparse.Namespace) -> int:
     from planshape.validators.travelplanner import sample
-    from planshape.validators.travelplanner.explain import explain, render
-    from planshape.validators.travelplanner.store import open_store
+    from planshape.validators.travelplanner.evaluation.explain import explain, render
+    from planshape.validators.travelplanner.store.sqlite import open_store
 
     answer, query = _rollout(args)
     store = open_store(str(args.database or sample.sample_database()))

@@ -24,12 +24,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from planshape.validators.travelplanner import prompt
 from planshape.validators.travelplanner import sample as sample_world
-from planshape.validators.travelplanner.explain import Explanation, explain
+from planshape.validators.travelplanner.agent import prompt
+from planshape.validators.travelplanner.agent.tools import TOOL_SCHEMAS, ToolBox
+from planshape.validators.travelplanner.evaluation.explain import Explanation, explain
 from planshape.validators.travelplanner.query import Query, read_query_rows
-from planshape.validators.travelplanner.store import open_store
-from planshape.validators.travelplanner.tools import TOOL_SCHEMAS, ToolBox
+from planshape.validators.travelplanner.store.sqlite import open_store
 
 from . import plugins
 from .budget import Failed, run_with_budget, score_all
@@ -449,8 +449,8 @@ class Shaper:
         """The gold plan of a record with one (TravelPlanner's train split: ``annotated_plan``), converted from the
         upstream string format and written as a model's answer: the text that scores as the gold plan. A
         ``ValueError`` names a record without one."""
-        from planshape.validators.travelplanner.answer import answer_text
-        from planshape.validators.travelplanner.plan_format import from_upstream
+        from planshape.validators.travelplanner.plan.answer import answer_text
+        from planshape.validators.travelplanner.plan.formats import from_upstream
         from planshape.validators.travelplanner.query import gold_plan
 
         if not record.get("annotated_plan"):

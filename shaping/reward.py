@@ -15,12 +15,12 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from planshape.validators.travelplanner.answer import CLOSE, OPEN
-from planshape.validators.travelplanner.evaluate import PlanResult, check_plan
-from planshape.validators.travelplanner.modes import Mode, get_mode
-from planshape.validators.travelplanner.plan_format import MAX_ANSWER_CHARS, gate
+from planshape.validators.travelplanner.checks.modes import Mode, get_mode
+from planshape.validators.travelplanner.checks.verdicts import PlanResult, check_plan
+from planshape.validators.travelplanner.plan.answer import CLOSE, OPEN
+from planshape.validators.travelplanner.plan.formats import MAX_ANSWER_CHARS, gate
 from planshape.validators.travelplanner.query import Query
-from planshape.validators.travelplanner.sandbox import SandboxStore
+from planshape.validators.travelplanner.store.sandbox import SandboxStore
 
 from . import plugins
 from .components import COMPONENTS, ERROR, NO_ANSWER, PASSED, SCHEMA, first_failure

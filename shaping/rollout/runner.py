@@ -13,7 +13,7 @@ from typing import Any
 
 from planshape.shaping import Shaper
 from planshape.shaping.plugins import extract_answer
-from planshape.validators.travelplanner.plan_format import gate
+from planshape.validators.travelplanner.plan.formats import gate
 from planshape.validators.travelplanner.query import Query
 
 from .agent import ERROR, Trajectory, play

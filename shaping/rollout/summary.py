@@ -14,10 +14,10 @@ from collections import Counter
 from statistics import mean
 from typing import Any
 
-from planshape.validators.travelplanner.metrics import METRIC_LABELS
-from planshape.validators.travelplanner.report import evaluate_all, print_report
-from planshape.validators.travelplanner.sandbox import SandboxStore
-from planshape.validators.travelplanner.submission import read_submission
+from planshape.validators.travelplanner.evaluation.metrics import METRIC_LABELS
+from planshape.validators.travelplanner.evaluation.report import evaluate_all, print_report
+from planshape.validators.travelplanner.evaluation.submission import read_submission
+from planshape.validators.travelplanner.store.sandbox import SandboxStore
 from rich.console import Console
 from rich.table import Table
 

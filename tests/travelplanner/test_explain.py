@@ -9,9 +9,9 @@ from hypothesis import HealthCheck, given, settings
 from planshape.shaping import Shaper
 from planshape.shaping.cli import main
 from planshape.validators.travelplanner import sample
-from planshape.validators.travelplanner.explain import explain
-from planshape.validators.travelplanner.plan_format import from_upstream
-from planshape.validators.travelplanner.store import open_store
+from planshape.validators.travelplanner.evaluation.explain import explain
+from planshape.validators.travelplanner.plan.formats import from_upstream
+from planshape.validators.travelplanner.store.sqlite import open_store
 
 from .helpers import ROCKFORD, ROCKFORD_PLAN, rockford
 from .test_properties import json_values

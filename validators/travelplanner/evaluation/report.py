@@ -9,12 +9,12 @@ from rich.console import Console
 from rich.progress import track
 from rich.table import Table
 
-from .checks import COMMONSENSE, HARD
-from .evaluate import PlanResult, check_plan
+from ..checks.modes import get_mode
+from ..checks.registry import COMMONSENSE, HARD
+from ..checks.verdicts import PlanResult, check_plan
+from ..query import Query
+from ..store.sandbox import SandboxStore
 from .metrics import METRIC_LABELS, breakdown, compute_metrics, per_constraint
-from .modes import get_mode
-from .query import Query
-from .sandbox import SandboxStore
 from .submission import Submitted
 
 CITATION = "TravelPlanner (Xie et al., ICML 2024, arXiv 2402.01622), data CC-BY-4.0"

@@ -14,9 +14,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .answer import OPEN, extract_answer
-from .jsonl import kind, read_jsonl
-from .plan_format import gate
+from ..jsonl import kind, read_jsonl
+from ..plan.answer import OPEN, extract_answer
+from ..plan.formats import gate
 
 
 @dataclass(frozen=True)
