@@ -21,6 +21,7 @@ from planshape.validators.travelplanner.store.sandbox import SandboxStore
 from rich.console import Console
 from rich.table import Table
 
+from .. import plugins
 from .agent import ERROR
 from .inputs import Inputs
 from .run_dir import RunDir
@@ -44,7 +45,8 @@ def finish(run_dir: RunDir, inputs: Inputs, results: list[dict[str, Any]], sampl
         path = run_dir.write_jsonl(submission, ({"idx": r["idx"], "query": r["query"], "plan": r["plan"]}
                                                 for r in rows))
         if inputs.queries is not None:
-            report = evaluate_all(read_submission(path), inputs.queries, store, mode, inputs.split, progress=False)
+            report = evaluate_all(read_submission(path), inputs.queries, store, mode, inputs.split, progress=False,
+                                  checks=plugins.checks())
             run_dir.write_json(report_name, report)
             reports.append(report)
     summary = _summary(inputs, results, samples, reports, mode)
