@@ -15,10 +15,9 @@ from importlib import import_module, metadata
 from pathlib import Path
 
 from packaging.version import InvalidVersion, Version
+from planshape.shaping.facade import UnsupportedRelease
 
-
-class UnsupportedRelease(ImportError):
-    """The installed trainer is missing or outside the adapter's range."""
+__all__ = ["Feature", "FeatureUnavailable", "Support", "UnsupportedRelease", "render", "supports"]
 
 
 class FeatureUnavailable(RuntimeError):

@@ -11,6 +11,7 @@ from .support import SUPPORT
 SUPPORTED = SUPPORT.range
 
 
-def check_version() -> str:
-    """The installed OpenRLHF version; ``ImportError`` naming the range and what to install otherwise."""
-    return SUPPORT.check()
+def check_version(version: str | None = None) -> str:
+    """The installed OpenRLHF version (or ``version``, checked as if installed); the facade's ``UnsupportedRelease``
+    naming the range and what to install otherwise."""
+    return SUPPORT.check(version)

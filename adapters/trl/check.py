@@ -10,16 +10,16 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from planshape.shaping.facade import ConfigError, Report, check_shaper
+from planshape.shaping.facade import ConfigError, Report, UnsupportedRelease, check_shaper
 
 from .config import run_shaper
 from .support import PLANPO, SUPPORT
-from .version import UnsupportedTRL, check_trainer, check_version
+from .version import check_trainer, check_version
 
 
 def check_launch(config: str | Mapping[str, Any], max_steps: int) -> Report:
     """The TRL version and what it runs, the config against the run's length, the database, and what will run;
-    raises ``UnsupportedTRL`` when TRL itself is outside the range."""
+    raises ``UnsupportedRelease`` when TRL itself is outside the range."""
     version = check_version()
     report = Report(lines=[f"trl {version} (planshape supports {SUPPORT.range})"])
     for what, ok, gets in SUPPORT.rows(version):
@@ -27,7 +27,7 @@ def check_launch(config: str | Mapping[str, Any], max_steps: int) -> Report:
     if SUPPORT.has(PLANPO, version):
         try:
             check_trainer()
-        except UnsupportedTRL as exc:  # the reward still runs: only the trainer is refused
+        except UnsupportedRelease as exc:  # the reward still runs: only the trainer is refused
             report.errors.append(str(exc))
     if max_steps <= 0:
         report.unchecked.append("total_steps against the run's length: pass --max-steps (GRPOConfig.max_steps)")

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import inspect
 
-from ..releases import UnsupportedRelease
+from planshape.shaping.facade import UnsupportedRelease
+
 from .support import PLANPO, SUPPORT
 
 SUPPORTED = SUPPORT.range
@@ -19,21 +20,21 @@ OVERRIDDEN = {
     "_generate_and_score_completions": ("self", "inputs"),
     "_calculate_rewards": ("self", "inputs", "prompts", "completions", "completion_ids_list"),
 }
-UnsupportedTRL = UnsupportedRelease  # the name the adapter's callers know
 
 
 def installed() -> str:
-    """TRL's own ``__version__`` (what ``import trl`` reports), or ``UnsupportedTRL`` when it does not import."""
+    """TRL's own ``__version__`` (what ``import trl`` reports), or ``UnsupportedRelease`` when it does not import."""
     try:
         import trl
     except ImportError as exc:
-        raise UnsupportedTRL(f"planshape's TRL adapter needs TRL {SUPPORTED} ({exc}); {INSTALL}") from exc
+        raise UnsupportedRelease(f"planshape's TRL adapter needs TRL {SUPPORTED} ({exc}); {INSTALL}") from exc
     return str(getattr(trl, "__version__", "unknown"))
 
 
-def check_version() -> str:
-    """The installed TRL version, or ``UnsupportedTRL``: one line naming the range."""
-    return SUPPORT.check(installed())
+def check_version(version: str | None = None) -> str:
+    """The installed TRL version (or ``version``, checked as if installed), or ``UnsupportedRelease``: one line
+    naming the range."""
+    return SUPPORT.check(installed() if version is None else version)
 
 
 def check_trainer() -> str:
@@ -41,13 +42,13 @@ def check_trainer() -> str:
     version = check_version()
     gate = SUPPORT.gate(PLANPO, version)
     if gate is not None:
-        raise UnsupportedTRL(gate)
+        raise UnsupportedRelease(gate)
     from trl import GRPOTrainer
 
     for name, expected in OVERRIDDEN.items():
         method = getattr(GRPOTrainer, name, None)
         found = tuple(inspect.signature(method).parameters) if callable(method) else None
         if found != expected:
-            raise UnsupportedTRL(f"TRL {version}: GRPOTrainer.{name} has parameters {found}, the PlanPO trainer "
+            raise UnsupportedRelease(f"TRL {version}: GRPOTrainer.{name} has parameters {found}, the PlanPO trainer "
                                  f"overrides {expected}; {INSTALL}")
     return version

@@ -7,6 +7,6 @@ and the ``planshape`` reward manager. The submodules import VERL; this package d
 commands can build their parser without it.
 """
 
-from .version import SUPPORTED, UnsupportedVerlError, check_version
+from .version import SUPPORTED, check_version
 
-__all__ = ["SUPPORTED", "UnsupportedVerlError", "check_version"]
+__all__ = ["SUPPORTED", "check_version"]

@@ -176,7 +176,7 @@ def _data_file(key: str, path: Path, shaper: Any, report: Report) -> None:
 
 
 def _reward(cfg: Any, report: Report, estimator_config: Any) -> None:
-    from .config import shaper_for, trainer_block
+    from .config import run_shaper, trainer_block
 
     manager = cfg.reward.reward_manager
     custom = cfg.reward.custom_reward_function
@@ -187,7 +187,7 @@ def _reward(cfg: Any, report: Report, estimator_config: Any) -> None:
         if custom.get("path"):
             report.warnings.append(f"reward.custom_reward_function.path={custom.path} is not used by the planshape "
                                    "reward manager (it scores with algorithm.planpo)")
-        if shaper_for(block).staged and not _v1(cfg):
+        if run_shaper(block).staged and not _v1(cfg):
             report.errors.append("a staged schedule needs the training step in the reward, which VERL provides only "
                                  "in the V1 trainers (0.9+): " + ("set trainer.use_v1=true" if SUPPORT.has(TRAINER)
                                                                   else f"upgrade ({SUPPORT.gate(TRAINER)})")
@@ -200,13 +200,13 @@ def _reward(cfg: Any, report: Report, estimator_config: Any) -> None:
             report.errors.append("compute_score needs +reward.custom_reward_function.reward_kwargs.planshape.* "
                                  "settings (or use reward.reward_manager.name=planshape)")
             return
-        reward_config = shaper_for(block).config
+        reward_config = run_shaper(block).config
         if custom.get("name") != "compute_score":
             report.errors.append(f"reward.custom_reward_function.name={custom.get('name')}: the planshape function is "
                                  "compute_score")
         if manager.name not in ("naive",):
             report.warnings.append(f"reward manager {manager.name!r}: only 'naive' passes num_turns and tool fields")
-        if shaper_for(block).staged:
+        if run_shaper(block).staged:
             if kwargs.get("step") is None:
                 report.errors.append("a staged schedule with compute_score under the naive manager would get no "
                                      "step: use reward.reward_manager.name=planshape")
@@ -273,20 +273,20 @@ def _trainer(cfg: Any, report: Report, config: Any) -> None:
     from .advantages import flag_refusal
 
     if not SUPPORT.has(TRAINER):
-        if config is not None and config.success.by == "flag":
+        if config is not None and config.success_flag is not None:
             report.errors.append(f"success.by=flag: {SUPPORT.gate(TRAINER)}")
         elif config is not None:
             report.warnings.append(f"VERL {SUPPORT.installed()} logs none of planshape's metrics while training "
                                    f"(validation only): {SUPPORT.gate(TRAINER)}")
         return
-    from .trainer import MODES, TRAINER_NAME, run_shaper
+    from .trainer import MODES, TRAINER_NAME, configured_shaper
 
     mode = cfg.trainer.v1.get("trainer_mode")
     selected = _v1(cfg) and mode in MODES
-    if config is not None and config.success.by == "flag" and not selected:
-        report.errors.append(flag_refusal(config.success.flag))
+    if config is not None and config.success_flag is not None and not selected:
+        report.errors.append(flag_refusal(config.success_flag))
     if selected:
-        groups = run_shaper(cfg).config.metrics  # a ConfigError is reported as the block's
+        groups = configured_shaper(cfg).config.metrics  # a ConfigError is reported as the block's
         report.lines.append(f"trainer: {mode} (VERL's {MODES[mode]} trainer; logs the planshape metric groups "
                             f"{list(groups)} at every step)")
         if MODES[mode] != "sync" and config is not None and config.success.by == "pass":
@@ -304,7 +304,7 @@ def _trainer(cfg: Any, report: Report, config: Any) -> None:
                                f"sees them): set trainer.use_v1=true trainer.v1.trainer_mode={TRAINER_NAME}")
 
 
-def check(overrides: list[str]) -> Report:
+def check_launch(overrides: list[str]) -> Report:
     """Everything ``planshape verl check`` verifies; raises ValueError only when the config cannot compose."""
     from planshape.shaping.facade import ConfigError
 
@@ -316,7 +316,7 @@ def check(overrides: list[str]) -> Report:
 
     _entry_point(report)
     cfg = compose(overrides)
-    from .config import shaper_for, trainer_block
+    from .config import run_shaper, trainer_block
 
     estimator = cfg.algorithm.adv_estimator
     report.lines.append(f"advantage estimator: {estimator}")
@@ -325,7 +325,7 @@ def check(overrides: list[str]) -> Report:
     shaper = None
     try:
         if cfg.algorithm.get("planpo") is not None or estimator == "planpo":
-            shaper = shaper_for(trainer_block(cfg), cfg.trainer.get("total_training_steps"))
+            shaper = run_shaper(trainer_block(cfg), cfg.trainer.get("total_training_steps"))
             estimator_config = shaper.config
             check_shaper(shaper, report, "planshape ")
             if estimator_config.database == "sample":

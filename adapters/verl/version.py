@@ -7,12 +7,10 @@ Inside the range, a module that needs a release-bound feature asks ``SUPPORT.req
 
 from __future__ import annotations
 
-from ..releases import UnsupportedRelease
 from .support import SUPPORT
 
 SUPPORTED = SUPPORT.range
 PIN = SUPPORT.spec
-UnsupportedVerlError = UnsupportedRelease  # the name the adapter's callers know
 
 
 def installed_version() -> str | None:
@@ -20,7 +18,8 @@ def installed_version() -> str | None:
 
 
 def check_version(version: str | None = None) -> str:
-    """The installed (or given) VERL version, or ``UnsupportedVerlError`` naming the range and what to install."""
+    """The installed VERL version (or ``version``, checked as if installed), or the facade's ``UnsupportedRelease``
+    naming the range and what to install."""
     return SUPPORT.check(version)
 
 

@@ -15,8 +15,8 @@ from planshape.shaping.facade import Shaper
 from planshape.shaping.observe.monitor import Monitor
 from planshape.shaping.observe.report.data import summarise
 from planshape.shaping.observe.verdict_log import CHECK_KEYS, verdict_code
-from planshape.validators.travelplanner.evaluate import check_plan
-from planshape.validators.travelplanner.plan_format import from_upstream
+from planshape.validators.travelplanner.checks.verdicts import check_plan
+from planshape.validators.travelplanner.plan.formats import from_upstream
 from planshape.validators.travelplanner.query import Query, gold_plan
 
 pytest.importorskip("matplotlib")
@@ -205,12 +205,12 @@ def test_planpo_figure_series(run):
     log_dir, expect, _ = run
     lines = _lines(planpo(summarise(log_dir, progress=False)))
     np.testing.assert_allclose(lines["turns_mean"].get_ydata(), expect["turns"])
-    np.testing.assert_allclose(lines["a_e_mean"].get_ydata(), [m for m, _ in expect["a_e"]], atol=1e-5)
-    np.testing.assert_allclose(lines["a_e_std"].get_ydata(), [s for _, s in expect["a_e"]], atol=1e-5)
-    np.testing.assert_allclose(lines["a_s_std"].get_ydata(), [s for _, s in expect["a_s"]], atol=1e-5)
-    np.testing.assert_allclose(lines["turn_length_mean"].get_ydata(), expect["lengths"])
+    np.testing.assert_allclose(lines["adv_e_mean"].get_ydata(), [m for m, _ in expect["a_e"]], atol=1e-5)
+    np.testing.assert_allclose(lines["adv_e_std"].get_ydata(), [s for _, s in expect["a_e"]], atol=1e-5)
+    np.testing.assert_allclose(lines["adv_s_std"].get_ydata(), [s for _, s in expect["a_s"]], atol=1e-5)
+    np.testing.assert_allclose(lines["turn_tokens_mean"].get_ydata(), expect["lengths"])
     assert lines["turns_mean"].get_ydata()[0] > lines["turns_mean"].get_ydata()[-1]
-    assert np.all(lines["a_s_std"].get_ydata() > 0)  # turn lengths differ among successes
+    assert np.all(lines["adv_s_std"].get_ydata() > 0)  # turn lengths differ among successes
 
 
 def test_final_pass_figure_data(run):
@@ -272,10 +272,10 @@ def test_report_errors_are_one_line(tmp_path, capsys):
 def test_evaluate_plots_per_constraint(tmp_path):
     from planshape.shaping.observe.report.figures import submission_figures
     from planshape.validators.travelplanner import sample
-    from planshape.validators.travelplanner.database import load_database
+    from planshape.validators.travelplanner.evaluation.report import evaluate_all
+    from planshape.validators.travelplanner.evaluation.submission import read_submission
     from planshape.validators.travelplanner.query import load_queries
-    from planshape.validators.travelplanner.report import evaluate_all
-    from planshape.validators.travelplanner.submission import read_submission
+    from planshape.validators.travelplanner.store.database import load_database
 
     assert main(["evaluate", "--plots", str(tmp_path), "--no-progress"]) == 0
     assert {p.name for p in tmp_path.iterdir()} == {"per_constraint.png", "final_pass.png", "evaluation.html"}

@@ -7,6 +7,7 @@ import sys
 
 import pytest
 from planshape.adapters.trl.support import PLANPO, SUPPORT
+from planshape.shaping.facade import UnsupportedRelease
 
 
 def test_installed_trl_is_in_the_range():
@@ -19,32 +20,35 @@ def test_installed_trl_is_in_the_range():
 @pytest.mark.parametrize("found", ["1.17.0", "0.19.1", "2.0.0"])
 def test_a_release_outside_the_range_fails_in_one_line_with_what_to_install(monkeypatch, found):
     import trl
-    from planshape.adapters.trl.version import UnsupportedTRL, check_version
+    from planshape.adapters.trl.version import check_version
+    from planshape.shaping.facade import UnsupportedRelease
 
     monkeypatch.setattr(trl, "__version__", found)
-    with pytest.raises(UnsupportedTRL, match=rf"^planshape's TRL adapter supports TRL 0\.20\.0 to 1\.16\.x, found trl "
-                                              rf"{found}: pip install 'trl>=0\.20\.0,<1\.17'$"):
+    line = (rf"^planshape's TRL adapter supports TRL 0\.20\.0 to 1\.16\.x, found trl {found}: "
+            r"pip install 'trl>=0\.20\.0,<1\.17'$")
+    with pytest.raises(UnsupportedRelease, match=line):
         check_version()
 
 
 def test_the_trainer_below_1_9_says_what_the_release_gets(monkeypatch):
     import trl
-    from planshape.adapters.trl.version import UnsupportedTRL, check_trainer
+    from planshape.adapters.trl.version import check_trainer
 
     monkeypatch.setattr(trl, "__version__", "1.8.0")
-    with pytest.raises(UnsupportedTRL, match=r"`PlanPOTrainer`.* needs TRL >= 1\.9\.0; trl 1\.8\.0 gets: the reward "
-                                             r"only, with GRPOTrainer's own advantages"):
+    gate = (r"`PlanPOTrainer`.* needs TRL >= 1\.9\.0; trl 1\.8\.0 gets: the reward only, "
+            r"with GRPOTrainer's own advantages")
+    with pytest.raises(UnsupportedRelease, match=gate):
         check_trainer()
 
 
 def test_changed_private_signature_fails(monkeypatch):
     if not SUPPORT.has(PLANPO):
         pytest.skip(SUPPORT.gate(PLANPO))
-    from planshape.adapters.trl.version import UnsupportedTRL, check_trainer
+    from planshape.adapters.trl.version import check_trainer
     from trl import GRPOTrainer
 
     monkeypatch.setattr(GRPOTrainer, "_calculate_rewards", lambda self, inputs, prompts, completions: None)
-    with pytest.raises(UnsupportedTRL, match="GRPOTrainer._calculate_rewards has parameters"):
+    with pytest.raises(UnsupportedRelease, match="GRPOTrainer._calculate_rewards has parameters"):
         check_trainer()
 
 

@@ -65,7 +65,7 @@ def test_registration_the_way_this_release_loads_plugins():
 
 
 def test_the_check_says_what_this_release_runs(monkeypatch):
-    from planshape.adapters.verl.check import check
+    from planshape.adapters.verl.check import check_launch as check
 
     monkeypatch.setenv("VERL_USE_EXTERNAL_MODULES", PLUGIN_MODULE)
     report = check(["algorithm.adv_estimator=planpo", "reward.reward_manager.name=planshape",

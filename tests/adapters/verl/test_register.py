@@ -13,8 +13,9 @@ import os
 import subprocess
 import sys
 
-from planshape.adapters.verl import UnsupportedVerlError, check_version
+from planshape.adapters.verl import check_version
 from planshape.adapters.verl.support import ENTRY_POINT, SUPPORT, V1
+from planshape.shaping.facade import UnsupportedRelease
 
 
 def _fresh(code: str, **env: str) -> subprocess.CompletedProcess:
@@ -59,7 +60,7 @@ def test_version_guard():
     for version in ("0.10.0", "0.7.0", "0.6.1", "1.0.0"):
         line = (rf"^planshape's VERL adapter supports VERL 0\.7\.1 to 0\.9\.x, found verl {version}: "
                 r"pip install 'verl\[verl-core\]>=0\.7\.1,<0\.10'$")
-        with pytest.raises(UnsupportedVerlError, match=line):
+        with pytest.raises(UnsupportedRelease, match=line):
             check_version(version)
 
 

@@ -12,7 +12,7 @@ require_verl()
 import ast
 import json
 
-from planshape.adapters.verl.config import shaper_for
+from planshape.adapters.verl.config import run_shaper
 from planshape.adapters.verl.reward import compute_score, final_turn
 from verl.trainer.ppo.reward import load_reward_manager
 
@@ -27,7 +27,7 @@ def _plan(row: dict):
 
 def _transcript(tokenizer, row: dict, final: str | None = None) -> list[int]:
     """Two tool rounds (real tool text from the sample sandbox), then the row's answer as the final turn."""
-    tools = shaper_for({"database": "sample", "estimator": "grpo"}).tools()
+    tools = run_shaper({"database": "sample", "estimator": "grpo"}).tools()
     q = row["query"]
     turns = [("assistant", tool_call("search_flights", {"origin": q["org"], "destination": q["dest"],
                                                         "date": q["date"][0]})),
@@ -62,7 +62,7 @@ def test_compute_score_under_the_naive_manager(naive, tokenizer, sample_rows):
     assert [r["reward_score"] for r in results] == STAGE1
     keys = {frozenset(r["reward_extra_info"]) for r in results}
     assert len(keys) == 1  # the same key set on every call: VERL stacks them per key
-    names = set(shaper_for({"database": "sample", "estimator": "grpo"}).metric_names)
+    names = set(run_shaper({"database": "sample", "estimator": "grpo"}).metric_names)
     assert names | {"score", "acc", "failure"} == set(next(iter(keys)))
     info = results[2]["reward_extra_info"]
     assert info["failure"] == "commonsense:is_valid_restaurants" and info["acc"] == 0.0
@@ -120,7 +120,7 @@ def test_model_garbage_scores_zero_with_the_same_keys(naive, tokenizer, sample_r
 def test_gold_plans_in_transcripts_pass_through_the_manager(shared_dir, train_records, tokenizer):
     """The 45 gold plans, each the final turn after real tool rounds over the TravelPlanner database, scored by
     the planshape manager at a stage-2 step of the 8B curriculum (macros + pass: 3 points)."""
-    from planshape.validators.travelplanner.plan_format import from_upstream
+    from planshape.validators.travelplanner.plan.formats import from_upstream
     from planshape.validators.travelplanner.query import gold_plan
 
     cfg = verl_config(["reward.reward_manager.name=planshape", f"+algorithm.planpo.database={shared_dir / 'database'}",

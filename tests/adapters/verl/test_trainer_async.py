@@ -24,7 +24,7 @@ import os
 
 import numpy as np
 import torch
-from planshape.adapters.verl.config import shaper_for
+from planshape.adapters.verl.config import run_shaper
 from planshape.adapters.verl.trainer import PlanshapeColocateAsyncTrainer, PlanshapeSeparateAsyncTrainer
 from verl.experimental.agent_loop.agent_loop import AgentLoopOutput
 from verl.trainer.ppo.reward import load_reward_manager
@@ -64,7 +64,7 @@ def _rows(trainer, tokenizer, sample_rows, group: str, rolled_out: int) -> list[
     """One group's rollouts for step ``rolled_out``, each scored by the planshape manager at that step."""
     manager = load_reward_manager(trainer.config, tokenizer)
     prompt = tokenizer.encode("<|im_start|>user\nplan<|im_end|>\n<|im_start|>assistant\n", add_special_tokens=False)
-    tools = shaper_for({"database": "sample", "estimator": "grpo"}).tools()
+    tools = run_shaper({"database": "sample", "estimator": "grpo"}).tools()
     out = []
     for row in (r for r in sample_rows if r["group"] == group):
         q = row["query"]

@@ -1,0 +1,428 @@
+"""The 8 commonsense TravelPlanner checks (notes §4), in ``official`` or ``strict`` mode.
+
+Each check takes a ``Trip`` and returns ``(True | False | None, reason)``. The logic follows the upstream
+evaluator step by step, so that an input upstream cannot evaluate raises here at the same point;
+``evaluate.check_plan`` turns that into a failing verdict.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..store.sandbox import ground_cost
+from ..text import NO_MORE_DAYS, flight_number, modes_named
+from .place_form import city_form_failure, place_form_failure
+from .stated_values import stated_value_failure
+from .trip import DAY_KEYS, MEALS, NEW, Outcome, Seen, Trip, day_leg, filled
+from .whereabouts import DAY_TRIP_KM, day_trip_reach, overnight_failure, presence_failure
+
+
+def is_reasonable_visiting_city(trip: Trip) -> Outcome:
+    q, cities = trip.query, []
+    for i, unit in enumerate(trip.days):
+        text = unit["current_city"]
+        ended = cities[-1] if cities else None
+        if "from" in text:
+            first, second = trip.route(text)
+            if i == 0 and first != q.org:
+                return False, f"The first day's city should be {q.org}."
+            cities += [first, second]
+        else:
+            first = trip.city(text)
+            cities.append(first)
+        if not trip.mode.teleport_between_days and ended is not None and first != ended:
+            return False, (f"Day {i + 1} starts in {first}, but day {i} ended in {ended}: no transport joins "
+                           f"them (Q21).")
+        if not trip.mode.several_places_per_field and (failure := _current_city_form(trip, text)):
+            return False, f"The current city of day {i + 1} {failure} (Q17)."
+    if not trip.mode.route_may_skip_origin and cities and cities[0] != q.org:
+        return False, f"The first day's city should be {q.org}: the trip must leave from and return to it."
+    if cities[0] != cities[-1]:
+        return False, "The trip should be a closed circle."
+    if not valid_city_sequence(cities):
+        return False, "The city sequence is invalid."
+    for idx, city in enumerate(cities):
+        if city not in trip.store.city_state:
+            return False, f"{city} is not a valid city."
+        inner = idx not in (0, len(cities) - 1)
+        if inner and q.days > 3 and trip.store.city_state[city] != q.dest:
+            return False, f"{city} is not in {q.dest}."
+        if inner and q.days <= 3 and not trip.mode.any_city_on_3_days and city != q.dest:
+            return False, f"{city} is not the destination {q.dest}."
+    return True, "The route is a closed circle through valid cities."
+
+
+def _current_city_form(trip: Trip, text: str) -> str | None:
+    """Strict Q17: ``from A to B`` with nothing around it, or one city; each city bare or ``City(State)``."""
+    if "from" not in text:
+        failure = city_form_failure(trip, text)
+        return f"names more than one city: {failure}" if failure else None
+    origin, destination = trip.from_to(text)
+    if f"from {origin} to {destination}" != text:
+        return f"says more than 'from A to B': {text!r}"
+    failure = city_form_failure(trip, origin) or city_form_failure(trip, destination)
+    return f"names more than two cities: {failure}" if failure else None
+
+
+def valid_city_sequence(cities: list[str]) -> bool:
+    """At least 3 entries; no city comes back after its run, but the ends; no inner run of length 1."""
+    if len(cities) < 3:
+        return False
+    seen: set[str] = set()
+    i, last = 0, len(cities) - 1
+    while i < len(cities):
+        city = cities[i]
+        if city in seen and i not in (0, last):
+            return False
+        run = 0
+        while i < len(cities) and cities[i] == city:
+            run += 1
+            i += 1
+        if run == 1 and 0 < i - 1 < last:
+            return False
+        seen.add(city)
+    return True
+
+
+def _repeated(trip: Trip, message: str, item: Any, first: Any) -> str:
+    """Upstream's message; strict names the place and, when the text differs, its first mention (Q11)."""
+    if trip.mode.same_place_by_text or item == first:
+        return message
+    return f"{message[:-1]} (the same place as {first!r})."
+
+
+def is_valid_restaurants(trip: Trip) -> Outcome:
+    seen = Seen(trip.normalised)
+    for i, unit in enumerate(trip.days):
+        for meal in MEALS:
+            if meal in unit and trip.filled(unit[meal]):
+                value = unit[meal]
+                first = seen.add(trip.same(value), value, trip.row("restaurants", value))
+                if first is not NEW:
+                    named = meal == "lunch" or not trip.mode.same_place_by_text  # upstream names it at lunch only
+                    what = f"{meal} {value}" if named else meal
+                    return False, _repeated(trip, f"The restaurant in day {i + 1} {what} is repeated.", value, first)
+    return True, "No restaurant is repeated."
+
+
+def is_valid_attractions(trip: Trip) -> Outcome:
+    seen = Seen(trip.normalised)
+    for i, unit in enumerate(trip.days):
+        if "attraction" in unit and trip.filled(unit["attraction"]):
+            for item in trip.items(unit["attraction"]):
+                first = seen.add(trip.same(item), item, trip.row("attractions", item))
+                if first is not NEW:
+                    return False, _repeated(trip, f"The attraction '{item}' in day {i + 1} is repeated.", item, first)
+    return True, "No attraction is repeated."
+
+
+def is_valid_accommodation(trip: Trip) -> Outcome:
+    stays: list[Any] = []
+    for unit in trip.days:
+        if "accommodation" not in unit:
+            return False, "No Accommodation Info."
+        stays.append(unit["accommodation"])
+    if trip.mode.same_place_by_text:
+        runs = consecutive_runs(stays)
+    else:  # Q11: consecutive nights at one listing are one stay, however its name is written
+        runs = consecutive_runs(stays, [(trip.row("accommodations", v) or v) if not trip.absent(v) else v
+                                        for v in stays])
+    for value, nights in runs:
+        if trip.absent(value):
+            continue
+        rows = trip.places("accommodations", value)
+        applies = len(rows) == 1 if trip.mode.substring_match else len(rows) >= 1
+        if applies and nights < rows[0].minimum_nights:
+            return False, f"The accommodation {value} do not obey the minumum nights rule."
+    return True, "Every stay meets its minimum nights."
+
+
+def consecutive_runs(values: list[Any], keys: list[Any] | None = None) -> list[tuple[Any, int]]:
+    """``(first value, length)`` of every run of equal consecutive values (or of equal ``keys``)."""
+    runs: list[tuple[Any, int]] = []
+    run_key: Any = None
+    for value, key in zip(values, values if keys is None else keys, strict=True):
+        if runs and key == run_key:  # upstream compares each value with the run's first one
+            runs[-1] = (runs[-1][0], runs[-1][1] + 1)
+        else:
+            runs.append((value, 1))
+            run_key = key
+    return runs
+
+
+def is_valid_transportation(trip: Trip) -> Outcome:
+    first = trip.days[0]["transportation"]
+    if not trip.filled(first):
+        return False, "The transportation in day 1 should not be empty."
+    kinds = [trip.memo.transport_kind(first)]
+    for i, unit in enumerate(trip.days):
+        if "transportation" in unit and trip.filled(unit["transportation"]):
+            value = unit["transportation"]
+            if not trip.mode.mixed_transport_words and len(named := trip.memo.parse(modes_named, value)) > 1:
+                return False, f"The transportation in day {i + 1} names more than one mode ({', '.join(named)})."
+            kinds.append(trip.memo.transport_kind(value))
+    if ("Self-driving" in kinds and "Flight" in kinds) or ("Taxi" in kinds and "Self-driving" in kinds):
+        return False, "The transportation is conflicting."
+    return True, "The transportation modes do not conflict."
+
+
+def _in_cities(trip: Trip, value: Any, cities: Any) -> bool:
+    """Whether a plan item is in one of the day's cities: a city's name appears in its text (Q12), or its own
+    city is one of them. With Q1 open a stay day's "cities" are the characters of one name, as upstream's."""
+    if isinstance(cities, str) and isinstance(value, str):
+        return not set(cities).isdisjoint(value)  # per character (Q1), in linear time
+    if trip.mode.city_by_substring or isinstance(cities, str):
+        return any(city in value for city in cities)
+    return trip.item_city(value) in cities
+
+
+def _not_in_city(trip: Trip, message: str, value: Any, cities: Any) -> str:
+    if trip.mode.city_by_substring or isinstance(cities, str):
+        return message
+    return f"{message[:-1]}: {value!r} is in {trip.item_city(value)!r}, not in {' or '.join(cities)}."
+
+
+def _transport_in_city(trip: Trip, i: int, text: str, value: Any, cities: Any) -> str | None:
+    """Upstream: every city of the day appears in the transport text. Strict (Q12) also wants the
+    transport's own leg, when it names one, to be the day's leg: the leg checked and charged is the leg
+    travelled."""
+    message = f"The transportation in day {i + 1} is invalid city choice."
+    if isinstance(cities, str) and isinstance(value, str):
+        if not set(cities) <= set(value):  # per character (Q1), in linear time
+            return message
+    elif any(city not in value for city in cities):
+        return message
+    if trip.mode.city_by_substring or isinstance(cities, str):
+        return None
+    origin, destination = trip.from_to(value)
+    if origin is None or destination is None:
+        return None  # the leg is read from current_city
+    leg, day = (trip.city(origin), trip.city(destination)), (cities[0], cities[-1])
+    if leg == day:
+        return None
+    plan = f"goes from {day[0]} to {day[1]}" if "from" in text else f"stays in {day[0]}"
+    return f"{message[:-1]}: it goes from {leg[0]} to {leg[1]}, but the day {plan}."
+
+
+def is_valid_information_in_current_city(trip: Trip) -> Outcome:
+    for i, unit in enumerate(trip.days):
+        text = unit["current_city"]
+        if "from" in text:
+            cities: Any = list(trip.route(text))
+        elif trip.mode.stay_day_chars:
+            cities = trip.memo.before_parenthesis(text)  # a string: every test below runs per character (Q1)
+        else:
+            cities = [trip.city(text)]
+        if "transportation" in unit and trip.filled(unit["transportation"]):
+            failure = _transport_in_city(trip, i, text, unit["transportation"], cities)
+            if failure:
+                return False, failure
+        if not trip.mode.two_places_at_once and (
+                (isinstance(cities, list) and len(cities) == 2 and (failure := presence_failure(trip, i, unit, cities)))
+                or (i > 0 and (failure := overnight_failure(trip, i, unit)))):
+            return False, f"{failure[:-1]} (Q19)."
+        for meal in MEALS:
+            if meal in unit and trip.filled(unit[meal]) and not _in_cities(trip, unit[meal], cities):
+                return False, _not_in_city(trip, f"The {meal} in day {i + 1} is invalid city choice.", unit[meal],
+                                           cities)
+        if "attraction" in unit and trip.filled(unit["attraction"]):
+            away: str | None = None  # the city of the day's day trip (Q20: one city a day)
+            for item in trip.items(unit["attraction"]):
+                if _in_cities(trip, item, cities):
+                    continue
+                if not _day_trip(trip, text, item):
+                    return False, _not_in_city(trip, f"The attraction in day {i + 1} is invalid city choice"
+                                               f"{_beyond_reach(trip, text, item)}.", item, cities)
+                if not trip.mode.day_trip_any_distance:
+                    there = trip.item_city(item)
+                    if away is not None and there != away:
+                        return False, (f"The attraction in day {i + 1} is invalid city choice (Q20: a day trip "
+                                       f"goes to one city, but day {i + 1} visits {away} and {there}).")
+                    away = there
+        if "accommodation" in unit and trip.filled(unit["accommodation"]):
+            stay = unit["accommodation"]
+            last = [cities[-1]] if isinstance(cities, list) else cities[-1]  # upstream: the last character (Q1)
+            if not _in_cities(trip, stay, last):
+                return False, _not_in_city(trip, f"The accommodation in day {i + 1} is invalid city choice.", stay,
+                                           last)
+    return True, "Every item is in the day's city."
+
+
+def _beyond_reach(trip: Trip, current_city: str, item: str) -> str:
+    """Q20's part of the reason: a same-state day trip that is too far."""
+    if trip.mode.day_trip_any_distance or trip.mode.stay_day_chars or "from" in current_city:
+        return ""
+    here, there = trip.city(current_city), trip.item_city(item)
+    if trip.store.city_state.get(here) is None or trip.store.city_state.get(there) != trip.store.city_state.get(here):
+        return ""
+    reach = day_trip_reach(trip, here, there)
+    far = "no drivable road" if reach is None else f"{reach:g} km by road"
+    return f" (Q20: a day trip from {here} reaches {DAY_TRIP_KM:g} km; {there} is {far})"
+
+
+def _day_trip(trip: Trip, current_city: str, item: str) -> bool:
+    """Strict mode lets a stay day visit attractions in another city within reach (a day trip).
+
+    The official checker accepts any city on stay days (Q1); strict requires the current city for meals
+    and accommodation, but a train gold plan (Seattle -> Texas, 7 days) visits San Angelo attractions
+    while staying in San Antonio, so day trips stay allowed: to a city of the same state, within
+    ``DAY_TRIP_KM`` by road (Q20; any distance with Q20 open).
+    """
+    if trip.mode.stay_day_chars or "from" in current_city:
+        return False
+    here, there = trip.city(current_city), trip.item_city(item)
+    states = trip.store.city_state
+    if states.get(here) is None or states.get(there) != states.get(here):
+        return False
+    if trip.mode.day_trip_any_distance:
+        return True
+    reach = day_trip_reach(trip, here, there)  # Q20: also within reach by road (labels join far cities)
+    return reach is not None and reach <= DAY_TRIP_KM
+
+
+def is_valid_information_in_sandbox(trip: Trip) -> Outcome:
+    for i, unit in enumerate(trip.days):
+        value = unit["transportation"]
+        if trip.filled(value):
+            failure = _transport_in_sandbox(trip, i, unit, value)
+            if failure:
+                return False, failure
+        for meal in MEALS:
+            if meal in unit and trip.filled(unit[meal]):
+                if not trip.places("restaurants", unit[meal]):
+                    return False, f"The {meal} in day {i + 1} is invalid in the sandbox."
+                if failure := _one_place(trip, unit[meal]):
+                    return False, f"The {meal} in day {i + 1} names more than one place: {failure} (Q17)."
+        if "attraction" in unit and trip.filled(unit["attraction"]):
+            for item in trip.items(unit["attraction"]):
+                if not trip.places("attractions", item):
+                    return False, f"The attraction {item} in day {i + 1} is invalid in the sandbox."
+                if failure := _one_place(trip, item):
+                    return False, f"The attraction in day {i + 1} names more than one place: {failure} (Q17)."
+        if "accommodation" in unit and trip.filled(unit["accommodation"]):
+            if not trip.places("accommodations", unit["accommodation"]):
+                return False, f"The accommodation in day {i + 1} is invalid in the sandbox."
+            if failure := _one_place(trip, unit["accommodation"]):
+                return False, f"The accommodation in day {i + 1} names more than one place: {failure} (Q17)."
+    return True, "Every item exists in the sandbox."
+
+
+def _one_place(trip: Trip, text: str) -> str | None:
+    """Strict Q17 for one item; a one-line item without parentheses (most) is answered here."""
+    if trip.mode.several_places_per_field:
+        return None
+    return place_form_failure(trip, text)  # answers a one-line item without parentheses (most) at once
+
+
+def _transport_in_sandbox(trip: Trip, i: int, unit: dict, value: str) -> str | None:
+    failure = _transport_row(trip, i, unit, value)
+    if failure is None and not trip.mode.unchecked_stated_values and trip.memo.parse(modes_named, value):
+        return stated_value_failure(trip, i, value)  # text naming no mode is Q5's
+    return failure
+
+
+def _transport_row(trip: Trip, i: int, unit: dict, value: str) -> str | None:
+    origin, destination = day_leg(trip, unit, value)
+    low = value.lower()
+    if not trip.mode.mixed_transport_words and len(named := trip.memo.parse(modes_named, value)) > 1:
+        return f"The transportation in day {i + 1} names more than one mode ({', '.join(named)})."
+    if "flight number" in low:
+        if origin is None or destination is None:
+            raise ValueError(f"The transportation {value} in day {i + 1} can not be parsed.")
+        number, leg = flight_number(value), (trip.city(origin), trip.city(destination))
+        if trip.store.flight_on_route(number, *leg, trip.flight_date(i)) is None:
+            return f"The flight number in day {i + 1} is invalid in the sandbox."
+        return None
+    if "self-driving" in low or "taxi" in low:
+        if origin is None or destination is None:
+            origin = destination = "-"
+        mode = "self-driving" if "self-driving" in low else "taxi"
+        if ground_cost(trip.store, trip.city(origin), trip.city(destination), mode) is None:
+            return f"The {mode} in day {i + 1} is invalid in the sandbox."
+        return None
+    if not trip.mode.unchecked_transport:
+        return f"The transportation in day {i + 1} is not a flight, self-driving or taxi."
+    return None
+
+
+READ_KEYS = frozenset(("days", "day", "current_city", *DAY_KEYS))
+
+
+def is_not_absent(trip: Trip) -> Outcome:
+    q = trip.query
+    present = sum(1 for unit in trip.days if unit != {} and unit["current_city"] != NO_MORE_DAYS)
+    if present != q.days:
+        return False, "Invalid Days"
+    if not trip.mode.unread_plan_parts and (failure := _unread_parts(trip)):
+        return False, f"Invalid Days: {failure} (Q18)."
+    if not _visiting_city_number(trip):
+        return False, "Invalid City Number"
+    total = 0
+    for i, unit in enumerate(trip.days):
+        for key in DAY_KEYS:
+            if key not in unit:
+                return False, f"No {key.capitalize()} Info."
+        text = unit["current_city"]
+        if ("from " in text or "to " in text) and trip.absent(unit["transportation"]):
+            return False, f"No transportation in day {i + 1} is not allowed."
+        if ("from " not in text and " to " not in text) and _no_attraction(trip, unit["attraction"]):
+            return False, f"No attaction in day {i + 1} is not allowed."
+        if i != q.days - 1 and trip.absent(unit["accommodation"]):
+            return False, f"No accommodation in day {i + 1} is not allowed."
+        if "from " not in text and (trip.absent(unit["breakfast"]) or trip.absent(unit["lunch"])
+                                    or trip.absent(unit["dinner"])):
+            return False, f"No meal in day {i + 1} is not allowed."
+        total += sum(1 for key in unit if filled(unit[key]))
+    if total * 1.0 / (6 * q.days) < 0.5:
+        return False, "The absent information is more than 50%."
+    return True, "Every required field is filled."
+
+
+def _unread_parts(trip: Trip) -> str | None:
+    """Strict Q18: a day's number (``days`` or ``day``) is its position, a day holds only the fields the
+    checks read, and the days after the query's last one plan nothing (padding with ``{}``, null, or days
+    whose fields are all empty is tolerated)."""
+    for i, unit in enumerate(trip.days):
+        if not isinstance(unit, dict):
+            continue
+        number = unit.get("days", unit.get("day"))
+        if number is not None and (isinstance(number, bool) or not isinstance(number, (int, float))
+                                   or number != i + 1):
+            return f"day {i + 1} is numbered {number!r}"
+        if unit.keys() <= READ_KEYS:
+            continue
+        unknown = [key for key in unit if key not in READ_KEYS]
+        if unknown:
+            return f"day {i + 1} holds fields no check reads: {', '.join(map(repr, unknown[:3]))}"
+    for k, unit in enumerate(trip.extra, start=len(trip.days) + 1):
+        if unit is None or unit == {}:
+            continue
+        if not isinstance(unit, dict):
+            return f"day {k}, after the {trip.query.days}-day trip, is a {type(unit).__name__}"
+        planned = [key for key, value in unit.items()
+                   if key not in ("days", "day") and not trip.absent(value) and value != NO_MORE_DAYS]
+        if planned:
+            return f"day {k}, after the {trip.query.days}-day trip, plans {', '.join(map(str, planned))}"
+    return None
+
+
+def _no_attraction(trip: Trip, value: Any) -> bool:
+    """Strict (Q15) also wants one attraction named: ``";"`` or ``" ; "`` names none."""
+    if trip.absent(value):
+        return True
+    return not trip.mode.blank_fields_count and isinstance(value, str) and not trip.items(value)
+
+
+def _visiting_city_number(trip: Trip) -> bool:
+    q, cities = trip.query, set()
+    for i, unit in enumerate(trip.days):
+        text = unit["current_city"]
+        if "from" in text:
+            first, second = trip.route(text)
+            if i == 0 and first != q.org:
+                return False
+            cities.update((first, second))
+        else:
+            cities.add(trip.city(text))
+    cities.discard(q.org)
+    return len(cities) == q.visiting_city_number

@@ -1,0 +1,164 @@
+"""One plan under check (``Trip``) and what every check shares: field tests, repeat keys, the day's leg.
+
+A ``Trip`` holds the plan's first ``query.days`` days, the query, the database and the mode; its methods
+answer the questions the checks ask of plan text (memoised in the plan's ``PlanMemo``), each with the
+mode's quirk flag (``modes.Mode``) open (official) or closed (strict).
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..query import Query
+from ..store.sandbox import SandboxStore
+from .modes import Mode
+from .plan_memo import PlanMemo
+
+Outcome = tuple[bool | None, str]
+MEALS = ("breakfast", "lunch", "dinner")
+DAY_KEYS = ("transportation", "breakfast", "lunch", "dinner", "attraction", "accommodation")
+
+
+@dataclass(frozen=True)
+class Trip:
+    """One plan under check: the first ``query.days`` day dicts, the query, the database and the mode;
+    ``extra`` holds the plan's later days (only strict reads them, Q18).
+
+    ``memo`` keeps the plan's parses and place rows; passes over one plan may share it (the monitor does).
+    """
+
+    query: Query
+    days: list[Any]
+    store: SandboxStore
+    mode: Mode
+    memo: PlanMemo = field(default=None, compare=False, repr=False)  # type: ignore[assignment] - set in __post_init__
+    extra: list[Any] = field(default_factory=list, compare=False, repr=False)  # the days after ``query.days``
+
+    def __post_init__(self) -> None:
+        if self.memo is None:
+            object.__setattr__(self, "memo", PlanMemo(self.store))
+        elif self.memo.store is not self.store:
+            raise ValueError("a PlanMemo serves the store it was built for: pass that store")
+
+    def city(self, text: Any) -> str:
+        """A city name with its ``(State)`` removed; strict mode also strips spaces (Q10)."""
+        return self.memo.city(text, not self.mode.unstripped_parenthesis)
+
+    def from_to(self, text: str) -> tuple[str, str] | tuple[None, None]:
+        """``extract_from_to``, memoised: checks parse the same ``current_city`` several times."""
+        return self.memo.from_to(text)
+
+    def route(self, text: str) -> tuple[str, str]:
+        """Both cities of a ``from A to B`` text; raises TypeError when there is none (upstream crash)."""
+        origin, destination = self.memo.from_to(text)
+        return self.city(origin), self.city(destination)
+
+    def items(self, attraction: str) -> list[str]:
+        return self.memo.items(attraction, self.mode.drop_last_attraction)
+
+    def places(self, table: str, text: str) -> list:
+        """Database rows named by a ``Name, City`` plan item (memoised: checks look items up repeatedly)."""
+        return self.memo.places(table, text, not self.mode.substring_match)
+
+    def flight_date(self, day: int) -> str | None:
+        """The date a day's flight must fly on: None (any date) in official mode (Q7)."""
+        if self.mode.ignore_flight_date or day >= len(self.query.date):
+            return None
+        return self.query.date[day]
+
+    def normalised(self, text: str) -> str:
+        """``normalised(text)``, memoised for the plan."""
+        return self.memo.parse(normalised, text)
+
+    def same(self, text: str) -> str:
+        """The key under which two plan items count as a repeat (Q4: the raw string, or ``normalised``)."""
+        return text if self.mode.exact_repeats else self.memo.parse(normalised, text)
+
+    def row(self, table: str, text: Any) -> tuple[str, str, str] | None:
+        """The database row a place item names, as (table, name, city), unless Q11 is open or none matches:
+        ``X, City``, ``X, City(S1)`` and ``X , City`` all name ``X`` in ``City``."""
+        if self.mode.same_place_by_text:
+            return None
+        rows = self.places(table, text)
+        return (table, rows[0].name.strip(), rows[0].city) if rows else None
+
+    def filled(self, value: Any) -> bool:
+        """Whether a field holds something to check: upstream's truthy-and-not-``-``; strict also takes
+        blank text (``" "``, ``" - "``) as empty (Q15)."""
+        if not value or value == "-":  # ``filled``, inlined: the checks ask it for every field
+            return False
+        return self.mode.blank_fields_count or not (isinstance(value, str) and value.strip() in ("", "-"))
+
+    def absent(self, value: Any) -> bool:
+        """Complete Information's test for a missing field: only ``""`` and ``-`` upstream; strict adds null
+        and blank values (Q15)."""
+        if self.mode.blank_fields_count:
+            return value in ("", "-")
+        return not self.filled(value)
+
+    def item_city(self, text: str) -> str:
+        """The city a ``Name, City`` item is in: the city its database rows are looked up in."""
+        return self.memo.name_city(text)[1]
+
+
+def filled(value: Any) -> bool:
+    """Upstream's guard before reading a field: truthy and not ``-``."""
+    return bool(value) and value != "-"
+
+
+def normalised(text: str) -> str:
+    """Text with whitespace collapsed, case folded, compatibility forms unified (NFKC: full-width letters)
+    and invisible format characters (zero-width spaces) dropped."""
+    if not text.isascii():
+        text = unicodedata.normalize("NFKC", "".join(c for c in text if unicodedata.category(c) != "Cf"))
+    return " ".join(text.split()).casefold()
+
+
+class Seen:
+    """Places met so far. Text keys go in a dict, so a long attraction list is checked in linear time;
+    unhashable ones (a JSON list or object, which upstream compares with ``==``) in a short list."""
+
+    def __init__(self, normalise: Any = None) -> None:
+        self._normalise = normalise or normalised  # a plan's memoised ``normalised``: repeat keys reuse it
+        self._keys: dict[Any, Any] = {}
+        self._other: list[tuple[Any, Any]] = []
+        self._rows: dict[tuple[str, str, str], tuple[str, Any]] = {}
+
+    def add(self, key: Any, item: Any, row: tuple[str, str, str] | None = None) -> Any:
+        """The item first met under ``key`` or (Q11) naming ``row``, or ``NEW`` after recording ``item``.
+
+        A row repeats only when its texts differ beyond ``normalised`` (a suffix after the city, a space
+        before the comma): whitespace and case variants are quirk 4's, so each quirk flag closes its own.
+        """
+        first = self._find(key)
+        if first is not NEW:
+            return first
+        if row is not None:
+            text = self._normalise(item)
+            seen_text, first = self._rows.setdefault(row, (text, item))
+            if seen_text != text:
+                return first
+        try:
+            self._keys[key] = item
+        except TypeError:  # unhashable
+            self._other.append((key, item))
+        return NEW
+
+    def _find(self, key: Any) -> Any:
+        try:
+            return self._keys.get(key, NEW)
+        except TypeError:  # unhashable
+            return next((first for other, first in self._other if other == key), NEW)
+
+
+NEW = object()
+
+
+def day_leg(trip: Trip, unit: dict, value: str) -> tuple[str | None, str | None]:
+    """The leg's cities from the transport text, else from ``current_city`` (upstream's fallback)."""
+    origin, destination = trip.from_to(value)
+    if origin is None or destination is None:
+        origin, destination = trip.from_to(unit["current_city"])
+    return origin, destination
