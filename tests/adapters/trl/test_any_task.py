@@ -15,7 +15,7 @@ import pytest
 import torch
 
 from ...paper_reference import planpo_reference, runs, token_reference
-from .scripted import recording
+from .scripted import TOOL_RESPONSE, recording
 from .test_trainer import loss_rows_match
 
 G = 4
@@ -44,13 +44,14 @@ def solved(completions, **_):  # a per-sample 0/1 flag the run already computes
 
 def scripted_any(base: type) -> type:
     class Scripted(base):
-        def _generate_single_turn(self, prompt_ids, images, multimodal_fields, num_generations,
-                                  has_tool_images=False):
-            tok, first = self.processing_class, num_generations > 1
+        def _generate_single_turn(self, prompt_ids, images, multimodal_fields, *rest):
+            # TRL 1.16 adds (num_generations, has_tool_images); on 1.9 a first turn's prompt has no tool response
+            tok = self.processing_class
             out = []
-            for i, _ in enumerate(prompt_ids):
+            for i, ids in enumerate(prompt_ids):
                 k = i % G
                 call = {"name": "lookup", "arguments": {"item": ITEMS[k]}}
+                first = TOOL_RESPONSE not in tok.decode(ids)
                 text = f"<tool_call>\n{json.dumps(call)}\n</tool_call>" if first else ANSWERS[k]
                 out.append(tok.encode(text, add_special_tokens=False) + [tok.eos_token_id])
             return out, None
