@@ -10,6 +10,7 @@
 # (adapters/<name>/support.py). Each trainer pins its own transformers, so each adapter's tests run in
 # .venv-<name>[-<minor>], made by scripts/setup-<name>.sh <release>; the core suite runs in .venv and needs no trainer.
 # On an older release the whole adapter suite runs; a test of a feature that release lacks skips, saying why.
+# Every named suite runs even when an earlier one fails; each prints its time, and the exit status is 1 if any failed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ALL=(core verl verl@0.7 trl trl@1.9 trl@0.20 openrlhf openrlhf@0.10)
@@ -36,19 +37,25 @@ if [ "${suites[0]:-}" = "--list" ]; then
   exit 0
 fi
 [ ${#suites[@]} -gt 0 ] || suites=("${ALL[@]}")
+failed=()
 for suite in "${suites[@]}"; do
   echo "=== planshape test suite: $suite ==="
+  start=$SECONDS
   if [ "$suite" = core ]; then
-    bash scripts/setup.sh
-    .venv/bin/ruff check .
-    .venv/bin/python -m pytest -q tests --ignore=tests/adapters "$@"
-    continue
-  fi
-  if ! spec=$(release_of "$suite"); then
+    { bash scripts/setup.sh && .venv/bin/ruff check . && .venv/bin/python -m pytest -q tests --ignore=tests/adapters "$@"; } \
+      || failed+=("$suite")
+  elif spec=$(release_of "$suite"); then
+    read -r adapter release venv <<< "$spec"
+    { bash "scripts/setup-$adapter.sh" "$release" && "$venv/bin/python" -m pytest -q "tests/adapters/$adapter" "$@"; } \
+      || failed+=("$suite")
+  else
     echo "unknown suite '$suite'; choose one of: ${ALL[*]}" >&2
     exit 2
   fi
-  read -r adapter release venv <<< "$spec"
-  bash "scripts/setup-$adapter.sh" "$release"
-  "$venv/bin/python" -m pytest -q "tests/adapters/$adapter" "$@"
+  echo "=== planshape test suite: $suite took $((SECONDS - start)) s ==="
 done
+# Every suite runs even when one fails, so one run shows every failure; the exit status is any failure's.
+if [ ${#failed[@]} -gt 0 ]; then
+  echo "failed suites: ${failed[*]}" >&2
+  exit 1
+fi
