@@ -147,8 +147,9 @@ def _plugins(args: argparse.Namespace) -> int:
 
 def _adapters_table() -> Any:
     """The trainer adapters: each one's supported range (its support table) against what is installed here."""
-    from planshape.adapters.releases import UnsupportedRelease, supports
     from rich.table import Table
+
+    from .facade.releases import UnsupportedRelease, supports
 
     table = Table(title="trainer adapters (adapters/<trainer>/support.py)", title_justify="left")
     for column in ("adapter", "supports", "installed", "this release lacks"):

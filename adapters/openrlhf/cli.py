@@ -21,6 +21,7 @@ from planshape.shaping.facade import (
 )
 
 from . import CONFIG_ENV
+from .support import SUPPORT  # noqa: F401 - the release table that `planshape plugins` reads here
 
 EXAMPLES = Path(__file__).resolve().parent / "examples"
 FILES = ("reward_func.py", "agent_func.py")

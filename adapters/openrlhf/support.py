@@ -1,4 +1,4 @@
-"""OpenRLHF releases planshape supports (the one table; see ``planshape.adapters.releases``).
+"""OpenRLHF releases planshape supports (the one table; see the facade's ``Support``).
 
 Checked against the released wheels (0.10.0, 0.10.2, 0.10.4, 0.11.2): the dotted CLI (``--reward.remote_url``,
 ``--train.agent_func_path``, ``--algo.advantage.estimator``) exists from 0.10.2 (0.10.0 has the flat flags);
@@ -10,7 +10,7 @@ same from 0.10.2 to 0.11.2. No planshape feature is bound to a release inside th
 
 from __future__ import annotations
 
-from ..releases import Support
+from planshape.shaping.facade import Support
 
 SUPPORT = Support(
     package="openrlhf", label="OpenRLHF", oldest="0.10.2", before="0.12",

@@ -9,6 +9,8 @@ import argparse
 
 from planshape.shaping.facade import add_check_arguments, add_data_arguments, data_shaper, hookimpl, print_written
 
+from .support import SUPPORT  # noqa: F401 - the release table that `planshape plugins` reads here
+
 
 def _prepare_data(args: argparse.Namespace) -> int:
     from .data import prepare_data

@@ -1,4 +1,4 @@
-"""TRL releases planshape supports and what each gets (the one table; see ``planshape.adapters.releases``).
+"""TRL releases planshape supports and what each gets (the one table; see the facade's ``Support``).
 
 Checked against the released wheels: ``PlanshapeReward`` needs ``reward_funcs`` called with the prompts, the
 completions, the dataset columns and ``trainer_state`` (the step of a staged schedule), which ``_calculate_rewards``
@@ -10,7 +10,7 @@ signature check in ``version.py`` guards every release). Tested in CI: 0.20.0 (t
 
 from __future__ import annotations
 
-from ..releases import Feature, Support
+from planshape.shaping.facade import Feature, Support
 
 PLANPO = "planpo_trainer"
 TOOLS = "tools"

@@ -9,6 +9,8 @@ from pathlib import Path
 
 from planshape.shaping.facade import add_data_arguments, data_shaper, hookimpl, print_written
 
+from .support import SUPPORT  # noqa: F401 - the release table that `planshape plugins` reads here
+
 
 def _prepare(args: argparse.Namespace) -> int:
     from .data import prepare_data

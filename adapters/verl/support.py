@@ -1,4 +1,4 @@
-"""VERL releases planshape supports and what each gets (the one table; see ``planshape.adapters.releases``).
+"""VERL releases planshape supports and what each gets (the one table; see the facade's ``Support``).
 
 Checked against the released wheels (0.7.1, 0.8.0, 0.9.1): ``core_algos.register_adv_est`` and the legacy
 ``ray_trainer.compute_advantage`` (same estimator kwargs), the reward-loop registry and ``RewardManagerBase(config,
@@ -9,7 +9,7 @@ async modes) and ``verl.utils.skip`` (the step every trainer records) are 0.9 on
 
 from __future__ import annotations
 
-from ..releases import Feature, Support
+from planshape.shaping.facade import Feature, Support
 
 PLUGIN_MODULE = "planshape.adapters.verl.register"
 

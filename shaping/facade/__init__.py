@@ -15,7 +15,7 @@ first batch is step 0 (VERL ``global_steps - 1``, TRL ``trainer_state.global_ste
 One module per concern: ``shaper`` (the two jobs and the success rule), ``metrics`` (the names a run logs),
 ``agent`` (prompt, tools, tool calls as text), ``queries`` and ``steps`` (what trainers hand over),
 ``describe`` (``describe`` / ``explain``), ``resources`` (worker pool, verdict log), ``arguments`` and
-``preflight`` (what every adapter's commands share).
+``preflight`` (what every adapter's commands share), ``releases`` (the trainer releases each adapter supports).
 """
 
 from ..components import NO_ANSWER, PASSED
@@ -27,12 +27,13 @@ from .agent import MAX_TEXT_CALLS, parse_tool_calls, tool_responses
 from .arguments import add_check_arguments, add_data_arguments, add_split_arguments, data_shaper, print_written
 from .preflight import Report, check_database, check_shaper
 from .queries import read_all_queries
-from .releases import UnsupportedRelease
+from .releases import Feature, FeatureUnavailable, Support, UnsupportedRelease
 from .shaper import Shaper
 
 __all__ = [
-    "MAX_TEXT_CALLS", "NO_ANSWER", "PASSED", "PREFIX", "ConfigError", "Report", "SampleScore", "Shaper",
-    "ShapingConfig", "TokenAdvantages", "UnsupportedRelease", "add_check_arguments", "add_data_arguments",
-    "add_split_arguments", "as_mapping", "check_database", "check_shaper", "data_shaper", "hookimpl", "metric_name",
-    "parse_tool_calls", "print_written", "read_all_queries", "tool_responses",
+    "MAX_TEXT_CALLS", "NO_ANSWER", "PASSED", "PREFIX", "ConfigError", "Feature", "FeatureUnavailable", "Report",
+    "SampleScore", "Shaper", "ShapingConfig", "Support", "TokenAdvantages", "UnsupportedRelease",
+    "add_check_arguments", "add_data_arguments", "add_split_arguments", "as_mapping", "check_database",
+    "check_shaper", "data_shaper", "hookimpl", "metric_name", "parse_tool_calls", "print_written",
+    "read_all_queries", "tool_responses",
 ]

@@ -19,8 +19,8 @@ REASON = "VERL is not installed here: run `bash scripts/test.sh verl` (uses .ven
 def _plugin_variable() -> None:
     """Before 0.9 VERL loads plugins only from ``VERL_USE_EXTERNAL_MODULES``: set it, as a user of 0.7/0.8 exports
     it, before anything here imports verl (and so for the processes the tests start)."""
-    from planshape.adapters.releases import UnsupportedRelease
     from planshape.adapters.verl.support import ENTRY_POINT, PLUGIN_MODULE, SUPPORT
+    from planshape.shaping.facade import UnsupportedRelease
 
     try:
         if not SUPPORT.has(ENTRY_POINT):
