@@ -4,6 +4,8 @@ built in-process (nothing from a hub), and helpers to build VERL batches and cha
 from __future__ import annotations
 
 import json
+import os
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -88,3 +90,12 @@ def verl_config(overrides: list[str]):
 
 
 EXAMPLES = Path(__file__).resolve().parents[3] / "adapters" / "verl" / "examples"
+
+
+def overrides(script: str, *extra: str, database: str = "sample") -> list[str]:
+    """The script's overrides, printed by the script itself (PLANSHAPE_PRINT_OVERRIDES=1)."""
+    env = {k: v for k, v in os.environ.items() if k != "PLANSHAPE_CONFIG"}  # each script picks its own
+    env.update(PLANSHAPE_DATABASE=database, PLANSHAPE_PRINT_OVERRIDES="1")
+    out = subprocess.run(["bash", str(EXAMPLES / script), *extra], env=env, capture_output=True, text=True,
+                         check=True)
+    return out.stdout.splitlines()

@@ -17,6 +17,7 @@ from pathlib import Path
 from planshape.adapters.verl.check import check_launch
 
 from .conftest import EXAMPLES
+from .helpers import overrides
 
 SCRIPTS = sorted(p.name for p in EXAMPLES.glob("run_*.sh"))
 REPO = Path(__file__).resolve().parents[3]
@@ -33,15 +34,6 @@ def data_dir(tmp_path_factory):
     os.environ["DATA_DIR"] = str(out)
     yield out
     del os.environ["DATA_DIR"]
-
-
-def overrides(script: str, *extra: str, database: str = "sample") -> list[str]:
-    """The script's overrides, printed by the script itself (PLANSHAPE_PRINT_OVERRIDES=1)."""
-    env = {k: v for k, v in os.environ.items() if k != "PLANSHAPE_CONFIG"}  # each script picks its own
-    env.update(PLANSHAPE_DATABASE=database, PLANSHAPE_PRINT_OVERRIDES="1")
-    out = subprocess.run(["bash", str(EXAMPLES / script), *extra], env=env, capture_output=True, text=True,
-                         check=True)
-    return out.stdout.splitlines()
 
 
 @pytest.fixture()
