@@ -7,10 +7,9 @@ from importlib import metadata
 
 import pytest
 from openrlhf.utils.agent import SingleTurnAgentExecutor
-from planshape.adapters import releases
 from planshape.adapters.openrlhf import CONFIG_ENV, version
 from planshape.shaping.cli import main
-from planshape.shaping.facade import Shaper
+from planshape.shaping.facade import Shaper, releases
 
 
 def test_files_writes_what_openrlhf_loads_and_a_validated_config(stage1_config, tmp_path, monkeypatch, passing):

@@ -54,3 +54,15 @@ def install() -> None:
             parent, _, child = name.rpartition(".")
             if parent:
                 setattr(sys.modules[parent], child, sys.modules[name])
+    _no_distribution()
+
+
+def _no_distribution() -> None:
+    """transformers 5.5 (OpenRLHF 0.10.2's pin) looks a found ``flash_attn`` up in its import-name -> distribution
+    map without a default (5.15 does not); a stand-in has no distribution, so it maps to none: reported missing."""
+    from transformers.utils import import_utils
+
+    mapping = getattr(import_utils, "PACKAGE_DISTRIBUTION_MAPPING", None)
+    if isinstance(mapping, dict):
+        for name in {m.split(".")[0] for m in MODULES}:
+            mapping.setdefault(name, [])
