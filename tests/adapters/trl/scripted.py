@@ -38,7 +38,7 @@ def scripted(base: type, rollouts: list[dict], group_size: int = 4) -> type:
         answers.setdefault(row["query"]["query"], [None] * group_size)[row["trajectory"]] = text or NO_ANSWER
 
     class Scripted(base):
-        def _generate_single_turn(self, prompt_ids, images, multimodal_fields, *rest):
+        def _generate_single_turn(self, prompt_ids, images, multimodal_fields, *rest, **options):
             # TRL 1.16 adds (num_generations, has_tool_images); 1.9 has neither: a row's first turn is the one
             # whose prompt holds no tool response yet
             tok = self.processing_class
@@ -55,8 +55,9 @@ def scripted(base: type, rollouts: list[dict], group_size: int = 4) -> type:
             needs_model = [i for i, t in enumerate(texts) if t is None]
             generated = {}
             if needs_model:
+                one = {**options, "num_generations": 1} if "num_generations" in options else options
                 ids, _ = super()._generate_single_turn([prompt_ids[i] for i in needs_model], images,
-                                                       multimodal_fields, *((1, *rest[1:]) if rest else ()))
+                                                       multimodal_fields, *((1, *rest[1:]) if rest else ()), **one)
                 generated = dict(zip(needs_model, ids, strict=True))
             out = [generated[i] if t is None else tok.encode(t, add_special_tokens=False) + [eos]
                    for i, t in enumerate(texts)]

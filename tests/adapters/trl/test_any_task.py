@@ -44,7 +44,7 @@ def solved(completions, **_):  # a per-sample 0/1 flag the run already computes
 
 def scripted_any(base: type) -> type:
     class Scripted(base):
-        def _generate_single_turn(self, prompt_ids, images, multimodal_fields, *rest):
+        def _generate_single_turn(self, prompt_ids, images, multimodal_fields, *rest, **options):
             # TRL 1.16 adds (num_generations, has_tool_images); on 1.9 a first turn's prompt has no tool response
             tok = self.processing_class
             out = []

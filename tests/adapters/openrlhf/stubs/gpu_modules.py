@@ -59,10 +59,11 @@ def install() -> None:
 
 def _no_distribution() -> None:
     """transformers 5.5 (OpenRLHF 0.10.2's pin) looks a found ``flash_attn`` up in its import-name -> distribution
-    map without a default (5.15 does not); a stand-in has no distribution, so it maps to none: reported missing."""
+    map without a default (5.15 does not); a stand-in maps to a distribution that is not installed: reported
+    missing, as on 5.15."""
     from transformers.utils import import_utils
 
     mapping = getattr(import_utils, "PACKAGE_DISTRIBUTION_MAPPING", None)
     if isinstance(mapping, dict):
         for name in {m.split(".")[0] for m in MODULES}:
-            mapping.setdefault(name, [])
+            mapping.setdefault(name, [f"{name}-stand-in"])
