@@ -22,7 +22,7 @@ PROMPT = "<|im_start|>user\nPlan my trip.<|im_end|>\n<|im_start|>assistant\n"
 def test_the_gold_plans_get_full_reward_through_openrlhfs_executor(shared_dir, train_records, tokenizer, tmp_path,
                                                                    monkeypatch):
     config = tmp_path / "planshape.json"
-    config.write_text(json.dumps({"database": str(shared_dir / "database"), "schedule": "stage1"}))
+    config.write_text(json.dumps({"database": str(shared_dir / "database"), "schedule": "stage1", "estimator": "grpo"}))
     monkeypatch.setenv(CONFIG_ENV, str(config))
     executor = SingleTurnAgentExecutor(str(EXAMPLES / "reward_func.py"))  # as --reward.remote_url loads it
     shaper = Shaper.from_mapping(str(config))
