@@ -60,7 +60,7 @@ async def play(messages: list[dict[str, Any]], client: ChatClient, tools: ToolBo
             done.status = MAX_TURNS if calls else ANSWERED
             break
         results = [_run(c, tools) if i < max_calls else
-                   f"Error: at most {max_calls} tool calls per turn; this one was not run"
+                   tools.refuse(f"at most {max_calls} tool calls per turn; this one was not run")
                    for i, c in enumerate(calls)]
         done.tool_calls += min(len(calls), max_calls)
         if schemas is not None:

@@ -9,6 +9,7 @@ import os
 from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
+from rich.markup import escape
 
 if TYPE_CHECKING:
     from planshape.shaping import Shaper
@@ -45,7 +46,7 @@ def _rollout(args: argparse.Namespace) -> int:
     from .agent import ERROR
     from .inputs import check_world, read_inputs
     from .progress import LiveProgress
-    from .run_dir import RunDir
+    from .run_dir import RESULTS, RunDir
     from .runner import roll_out
     from .settings import RolloutSettings
     from .summary import finish, print_summary
@@ -68,14 +69,15 @@ def _rollout(args: argparse.Namespace) -> int:
         with LiveProgress(total, not args.no_progress, console) as progress:
             results = asyncio.run(roll_out(inputs, shaper, settings, run_dir, run, progress, args.retry_failed))
     except KeyboardInterrupt:
-        console.print(f"interrupted: the finished trajectories are in {run_dir.path / 'results.jsonl'}; rerun the "
+        console.print(f"interrupted: the finished trajectories are in {escape(str(run_dir.path / RESULTS))}; rerun the "
                       "same command to resume")
         return 130
     console.print(f"rollout: {progress.line()}")
     summary = finish(run_dir, inputs, results, settings, shaper.scorer.store, args.mode)
     print_summary(summary, run_dir, console, shaper.config.mode)
     if all(r["status"] == ERROR for r in results):
-        console.print(f"[red]no trajectory ran[/red]: every one failed its requests (first: {results[0]['error']})")
+        console.print(f"[red]no trajectory ran[/red]: every one failed its requests (first: "
+                      f"{escape(str(results[0]['error']))})")
         return 1
     return 0
 
@@ -109,7 +111,8 @@ def _mcp(args: argparse.Namespace) -> int:
     else:
         sock = mcp_server.listen(args.host, args.port)  # bound first: a busy port fails before "serving at"
         port = sock.getsockname()[1]
-        console.print(f"MCP server (streamable HTTP) serving at http://{args.host}:{port}{mcp_server.HTTP_PATH}")
+        console.print(f"MCP server (streamable HTTP) serving at http://{args.host}:{port}{mcp_server.HTTP_PATH}",
+                      markup=False)
         mcp_server.serve_http(tools, sock, args.host, version("planshape"))
     return 0
 

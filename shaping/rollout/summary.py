@@ -20,6 +20,7 @@ from planshape.validators.travelplanner.evaluation.report import evaluate_all, p
 from planshape.validators.travelplanner.evaluation.submission import read_submission
 from planshape.validators.travelplanner.store.sandbox import SandboxStore
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from .agent import ANSWERED, ERROR
@@ -121,14 +122,15 @@ def print_summary(summary: dict[str, Any], run_dir: RunDir, console: Console, re
                   f"{summary['tool_calls_mean']:.1f} tool calls on average")
     failed = summary["failed"]
     for one in failed[:5]:
-        console.print(f"[red]failed[/red] query {one['idx']} sample {one['sample']}: {one['error']}")
+        console.print(f"[red]failed[/red] query {one['idx']} sample {one['sample']}: {escape(str(one['error']))}")
     if failed:
         more = f"... and {len(failed) - 5} more; " if len(failed) > 5 else ""
-        console.print(f"{more}{len(failed)} trajectories failed their requests (status 'error' in results.jsonl): "
-                      "once the endpoint is fixed, rerun the same command with --retry-failed to run only those")
+        some = "1 trajectory" if len(failed) == 1 else f"{len(failed)} trajectories"
+        console.print(f"{more}{some} failed (status 'error' in results.jsonl): once the endpoint is fixed, rerun the "
+                      "same command with --retry-failed to run only those")
     if summary.get("unparsed_tool_calls"):
         console.print(f"[yellow]warning[/yellow]: {summary['unparsed_tool_calls']} final replies hold a <tool_call> "
                       "block that the server did not turn into tool_calls, so it was scored as the answer: start "
                       f"vLLM with {VLLM_TOOLS} (SGLang: {SGLANG_TOOLS}), or pass --tool-format text")
     names = [n for k in range(samples) for n in file_names(k, samples)[: 2 if summary["scored"] else 1]]
-    console.print(f"files in {run_dir.path}: results.jsonl, summary.json, {', '.join(names)}")
+    console.print(f"files in {run_dir.path}: results.jsonl, summary.json, {', '.join(names)}", markup=False)

@@ -90,7 +90,7 @@ def test_a_run_whose_every_request_failed_exits_non_zero_and_says_how_to_retry(t
         assert run_at(server.base_url, queries, run) == 1
         out = printed(capsys)
         assert "no trajectory ran: every one failed its requests (first: turn 1: HTTP 503" in out
-        assert "2 trajectories failed their requests" in out and "rerun the same command with --retry-failed" in out
+        assert "2 trajectories failed (status 'error'" in out and "rerun the same command with --retry-failed" in out
         down["on"] = False
         assert run_at(server.base_url, queries, run, "--retry-failed") == 0
     assert [r["status"] for r in results(run)] == ["answered", "answered"]
@@ -103,7 +103,17 @@ def test_partial_failures_exit_zero_and_say_how_to_retry(tmp_path, sample_world,
     with ScriptedServer(model(turns)) as server:
         assert run_at(server.base_url, queries, tmp_path / "run") == 0
     out = printed(capsys)
-    assert "1 trajectories failed their requests" in out and "--retry-failed to run only those" in out
+    assert "1 trajectory failed (status 'error'" in out and "--retry-failed to run only those" in out
+
+
+def test_text_the_run_prints_is_not_read_as_console_markup(tmp_path, sample_world, capsys):
+    """A run directory (or a server's error) holding what looks like console markup is printed as it is."""
+    queries, records, plans = sample_world
+    write_jsonl(queries, records[:1])
+    run = tmp_path / "runs[/bold]"
+    with ScriptedServer(answering(plans)) as server:
+        assert run_at(server.base_url, queries, run) == 0
+    assert f"files in {run}:" in printed(capsys)
 
 
 def test_queries_the_world_cannot_answer_are_refused_naming_their_cities(tmp_path, sample_world, capsys):

@@ -64,6 +64,12 @@ def test_a_block_that_is_no_call_carries_the_reason(block, reason, toolbox):
     assert call.run(toolbox) == f"Error: {call.error}"  # what the model reads, as for a bad native call
 
 
+def test_the_reason_fits_the_toolbox_response_limit(toolbox):
+    (call,) = parse_tool_calls(f"{OPEN_CALL}{{oops{CLOSE_CALL}", 8)
+    small = ToolBox(toolbox.store, max_chars=24)
+    assert call.run(small) == f"Error: {call.error}"[:24]  # as the toolbox cuts its own error answers
+
+
 def test_a_call_runs_on_the_toolbox(toolbox):
     (call,) = parse_tool_calls(f"{OPEN_CALL}{CALC}{CLOSE_CALL}", 8)
     assert call.run(toolbox) == "2"

@@ -36,8 +36,9 @@ class TextCall:
     error: str | None = None
 
     def run(self, tools: ToolBox) -> str:
-        """The tool's answer, or the block's error in the toolbox's ``Error: ...`` form, which the model reads."""
-        return tools.call(self.name, self.arguments) if self.error is None else f"Error: {self.error}"
+        """The tool's answer, or the block's error as the toolbox answers a bad call (``Error: ...``, within its
+        ``max_chars``)."""
+        return tools.call(self.name, self.arguments) if self.error is None else tools.refuse(self.error)
 
 
 def parse_tool_calls(text: Any, limit: int) -> list[TextCall]:

@@ -197,6 +197,10 @@ class ToolBox:
         text = clip(self._call(name, arguments), self.max_chars)
         return text if is_unicode(text) else text.encode("utf-8", "replace").decode("utf-8")
 
+    def refuse(self, reason: str) -> str:
+        """A call not run, answered as a bad call is: ``Error: reason`` within ``max_chars``."""
+        return clip(f"Error: {reason}", self.max_chars)
+
     def _call(self, name: Any, arguments: Any) -> str:
         try:
             if not isinstance(name, str):
