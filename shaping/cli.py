@@ -11,6 +11,7 @@ from pathlib import Path
 
 from rich.console import Console
 
+from . import plugins
 from .explain import add_explain_parser
 from .observe.report.cli import add_plots_argument, add_report_parser
 from .rollout.cli import add_parsers as add_rollout_parsers
@@ -45,8 +46,8 @@ def _evaluate(args: argparse.Namespace) -> int:
     if queries_path is None:
         raise SystemExit("planshape evaluate: --queries is required with a plans file")
     store = _store(args, console)
-    report = evaluate_all(read_submission(plans), load_queries(queries_path), store, args.mode, args.split,
-                          progress=not args.no_progress)
+    report = evaluate_all(read_submission(plans, plugins.extract_answer), load_queries(queries_path), store,
+                          args.mode, args.split, progress=not args.no_progress, checks=plugins.checks())
     print_report(report, console)
     _write_json(args, report, console)
     if args.plots:
@@ -130,8 +131,6 @@ def _db_synth(args: argparse.Namespace) -> int:
 
 def _plugins(args: argparse.Namespace) -> int:
     from rich.table import Table
-
-    from . import plugins
 
     table = Table(title="planshape plugins", title_justify="left")
     table.add_column("plugin")

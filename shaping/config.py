@@ -164,6 +164,17 @@ class ShapingConfig(_Section):
         """No TravelPlanner database: planshape estimates advantages from the trainer's reward, scores nothing."""
         return self.database is None
 
+    @property
+    def database_path(self) -> Path | None:
+        """Where the database is (the bundled sample world's for ``sample``); None when estimator-only."""
+        if self.database is None:
+            return None
+        if self.database == SAMPLE_WORLD:
+            from planshape.validators.travelplanner import sample
+
+            return sample.sample_database()
+        return Path(self.database)
+
     @model_validator(mode="after")
     def _estimator_only_fields(self) -> ShapingConfig:
         if not self.estimator_only:

@@ -23,6 +23,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from .. import plugins
 from .agent import ANSWERED, ERROR
 from .client import SGLANG_TOOLS, VLLM_TOOLS
 from .inputs import Inputs
@@ -49,7 +50,8 @@ def finish(run_dir: RunDir, inputs: Inputs, results: list[dict[str, Any]], setti
         path = run_dir.write_jsonl(submission, ({"idx": r["idx"], "query": r["query"], "plan": r["plan"]}
                                                 for r in rows))
         if inputs.queries is not None:
-            report = evaluate_all(read_submission(path), inputs.queries, store, mode, inputs.split, progress=False)
+            report = evaluate_all(read_submission(path), inputs.queries, store, mode, inputs.split, progress=False,
+                                  checks=plugins.checks())
             run_dir.write_json(report_name, report)
             reports.append(report)
     summary = _summary(inputs, results, samples, reports, mode)
