@@ -21,7 +21,6 @@ from typing import Any
 import numpy as np
 from planshape.shaping.reward import Scorer
 from planshape.validators.travelplanner.agent.calculator import CalculatorError, calculate
-from planshape.validators.travelplanner.agent.tool_calls import OPEN_CALL, parse_tool_calls
 from planshape.validators.travelplanner.agent.tools import ToolBox
 from planshape.validators.travelplanner.checks.verdicts import check_plan
 from planshape.validators.travelplanner.plan.answer import extract_answer
@@ -105,7 +104,7 @@ def main() -> int:
 
     cases: dict[str, dict[str, Callable[[], Any]]] = {"gate": {}, "Scorer.score": {}, "check_plan": {},
                                                       "tools": {}, "calculator": {}, "Query": {},
-                                                      "text tool calls": {}, "answer block": {}}
+                                                      "answer block": {}}
     for name, text in gate_inputs().items():
         cases["gate"][name] = lambda text=text: gate(text)
         answer = f"<answer>{text}</answer>"
@@ -163,10 +162,7 @@ def main() -> int:
         "max(5)": calc("max(5)"),
         "nested max calls": calc("max(" * 40 + "1" + ")" * 40),
     }
-    for n in (8_192, 32 * 8_192):  # a quadratic scan grows 1,024-fold between the two (the regex twin: 2.8 s at 8,192)
-        unclosed, nested = OPEN_CALL * n, OPEN_CALL * n + "</tool_call>"  # read as the rollout does: 64 calls a reply
-        cases["text tool calls"][f"{n:,} unclosed <tool_call> tags"] = lambda t=unclosed: parse_tool_calls(t, 64)
-        cases["text tool calls"][f"{n:,} tags nested in one block"] = lambda t=nested: parse_tool_calls(t, 64)
+    for n in (8_192, 32 * 8_192):  # a quadratic scan grows 1,024-fold between the two (tool calls: bench_tool_calls)
         answers = "<answer>[]</answer>" * n + "<answer>" * n
         cases["answer block"][f"{n:,} blocks, then {n:,} unclosed tags"] = lambda t=answers: extract_answer(t)
 

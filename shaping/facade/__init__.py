@@ -23,13 +23,16 @@ from ..config import ConfigError, ShapingConfig, as_mapping
 from ..hookspecs import hookimpl
 from ..observe.metric_names import PREFIX, metric_name
 from ..scores import SampleScore, TokenAdvantages
-from .agent import TextCall, parse_tool_calls, tool_responses
-from .arguments import add_check_arguments, add_data_arguments, add_split_arguments, data_shaper
+from .agent import MAX_TEXT_CALLS, TextCall, parse_tool_calls, tool_responses
+from .arguments import add_check_arguments, add_data_arguments, add_split_arguments, data_shaper, print_written
 from .preflight import Report, check_database, check_shaper
 from .queries import read_all_queries
+from .releases import UnsupportedRelease
 from .shaper import Shaper
 
-__all__ = ["ConfigError", "NO_ANSWER", "PASSED", "PREFIX", "Report", "SampleScore", "Shaper", "ShapingConfig",
-           "TextCall", "TokenAdvantages", "add_check_arguments", "add_data_arguments", "add_split_arguments",
-           "as_mapping", "check_database", "check_shaper", "data_shaper", "hookimpl", "metric_name",
-           "parse_tool_calls", "read_all_queries", "tool_responses"]
+__all__ = [
+    "MAX_TEXT_CALLS", "NO_ANSWER", "PASSED", "PREFIX", "ConfigError", "Report", "SampleScore", "Shaper",
+    "ShapingConfig", "TextCall", "TokenAdvantages", "UnsupportedRelease", "add_check_arguments", "add_data_arguments",
+    "add_split_arguments", "as_mapping", "check_database", "check_shaper", "data_shaper", "hookimpl", "metric_name",
+    "parse_tool_calls", "print_written", "read_all_queries", "tool_responses",
+]

@@ -13,13 +13,17 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from planshape.validators.travelplanner.agent.tool_calls import TextCall, parse_tool_calls, tool_responses
+from planshape.validators.travelplanner.agent.tool_calls import (
+    MAX_TEXT_CALLS,
+    TextCall,
+    parse_tool_calls,
+    tool_responses,
+)
 from planshape.validators.travelplanner.agent.tools import ToolBox
 
 from .client import ChatClient, Reply, RequestFailed, ToolCall
 
 ANSWERED, MAX_TURNS, ERROR = "answered", "max_turns", "error"
-MAX_TEXT_CALLS = 64  # text blocks read per reply; past ``max_calls`` they get the native mode's error answer
 
 
 @dataclass
@@ -59,9 +63,7 @@ async def play(messages: list[dict[str, Any]], client: ChatClient, tools: ToolBo
             done.answer = reply.content
             done.status = MAX_TURNS if calls else ANSWERED
             break
-        results = [_run(c, tools) if i < max_calls else
-                   tools.refuse(f"at most {max_calls} tool calls per turn; this one was not run")
-                   for i, c in enumerate(calls)]
+        results = tools.call_turn(calls, max_calls)  # a text block that is no call: answered with the reason
         done.tool_calls += min(len(calls), max_calls)
         if schemas is not None:
             history.extend({"role": "tool", "tool_call_id": c.id, "content": r}
@@ -70,12 +72,6 @@ async def play(messages: list[dict[str, Any]], client: ChatClient, tools: ToolBo
             history.append({"role": "user", "content": tool_responses(results)})
     done.transcript = history[offset:]
     return done
-
-
-def _run(call: ToolCall | TextCall, tools: ToolBox) -> str:
-    """A native call's answer from the toolbox; a text block's, or the reason it is not a call (as the toolbox
-    gives the reason a native call is bad)."""
-    return call.run(tools) if isinstance(call, TextCall) else tools.call(call.name, call.arguments)
 
 
 def _assistant(reply: Reply, native: bool) -> dict[str, Any]:

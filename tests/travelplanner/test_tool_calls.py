@@ -61,20 +61,22 @@ def test_blocks_in_order_up_to_the_limit():
 def test_a_block_that_is_no_call_carries_the_reason(block, reason, toolbox):
     (call,) = parse_tool_calls(f"text {OPEN_CALL}{block}{CLOSE_CALL} more", 8)
     assert call.error is not None and reason in call.error and len(call.error) < 200
-    assert call.run(toolbox) == f"Error: {call.error}"  # what the model reads, as for a bad native call
+    assert toolbox.call_turn([call], 8) == [f"Error: {call.error}"]  # what the model reads, as for a bad native call
 
 
 def test_the_reason_fits_the_toolbox_response_limit(toolbox):
     (call,) = parse_tool_calls(f"{OPEN_CALL}{{oops{CLOSE_CALL}", 8)
     small = ToolBox(toolbox.store, max_chars=24)
-    assert call.run(small) == f"Error: {call.error}"[:24]  # as the toolbox cuts its own error answers
+    assert small.call_turn([call], 8) == [f"Error: {call.error}"[:24]]  # as the toolbox cuts its own error answers
 
 
-def test_a_call_runs_on_the_toolbox(toolbox):
-    (call,) = parse_tool_calls(f"{OPEN_CALL}{CALC}{CLOSE_CALL}", 8)
-    assert call.run(toolbox) == "2"
-    (unknown,) = parse_tool_calls(f'{OPEN_CALL}{{"name": "book_hotel"}}{CLOSE_CALL}', 8)
-    assert unknown.error is None and unknown.run(toolbox).startswith("Error: unknown tool 'book_hotel'")
+def test_a_turn_runs_on_the_toolbox(toolbox):
+    calls = parse_tool_calls(f'{OPEN_CALL}{CALC}{CLOSE_CALL}{OPEN_CALL}{{"name": "book_hotel"}}{CLOSE_CALL}'
+                             f"{OPEN_CALL}[]{CLOSE_CALL}{OPEN_CALL}{CALC}{CLOSE_CALL}", 8)
+    answers = toolbox.call_turn(calls, 3)
+    assert answers[0] == "2" and answers[1].startswith("Error: unknown tool 'book_hotel'")
+    assert answers[2] == f"Error: {calls[2].error}" and "got an array" in answers[2]
+    assert answers[3] == "Error: at most 3 tool calls per turn; this one was not run"
 
 
 def test_unclosed_blocks_and_non_text():

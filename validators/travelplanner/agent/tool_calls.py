@@ -14,14 +14,12 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from .tools import ToolBox
+from typing import Any
 
 OPEN_CALL, CLOSE_CALL = "<tool_call>", "</tool_call>"
 TOOL_RESPONSE = "<tool_response>\n{content}\n</tool_response>"
 MAX_CALL_CHARS = 4096  # a block longer than this is answered with an error, not parsed
+MAX_TEXT_CALLS = 64  # the most blocks read from one turn (a turn's own call limit answers the rest with an error)
 CALL_FORMAT = '{"name": ..., "arguments": {...}}'
 JSON_TYPES = {list: "an array", str: "a string", int: "a number", float: "a number", bool: "a boolean",
               type(None): "null"}
@@ -29,20 +27,22 @@ JSON_TYPES = {list: "an array", str: "a string", int: "a number", float: "a numb
 
 @dataclass(frozen=True)
 class TextCall:
-    """One ``<tool_call>`` block: the call it names, or (``error`` set) why it is not a call."""
+    """One ``<tool_call>`` block: the call it names, or (``error`` set) why it is not a call. ``ToolBox.call_turn``
+    answers a turn's blocks: a call with the tool's answer, a block that is no call with ``Error: {error}``."""
 
     name: Any = None
     arguments: Any = None
     error: str | None = None
 
-    def run(self, tools: ToolBox) -> str:
-        """The tool's answer, or the block's error as the toolbox answers a bad call (``Error: ...``, within its
-        ``max_chars``)."""
-        return tools.call(self.name, self.arguments) if self.error is None else tools.refuse(self.error)
-
 
 def parse_tool_calls(text: Any, limit: int) -> list[TextCall]:
-    """The blocks of ``text`` in order, at most ``limit``. Never raises; linear in ``len(text)``."""
+    """The blocks of ``text`` in order, at most ``limit``. Never raises; linear in ``len(text)``.
+
+    >>> parse_tool_calls('<tool_call>{"name": "get_cities", "arguments": {"state": "Texas"}}</tool_call>', limit=8)
+    [TextCall(name='get_cities', arguments={'state': 'Texas'}, error=None)]
+    >>> [call.error for call in parse_tool_calls("<tool_call>{not json</tool_call> <tool_call>never closed", 8)]
+    ['the tool call is not valid JSON (Expecting property name enclosed in double quotes at character 1)']
+    """
     if not isinstance(text, str):
         return []
     calls: list[TextCall] = []

@@ -12,7 +12,15 @@ def extract_answer(text: Any) -> str | None:
 
     A block is an opening tag and the first closing tag after it with no opening tag between (with nested tags,
     the innermost). An opening tag after the last block (prose that names the tag, a second answer cut off) does
-    not hide the block. Linear: at most two backward and two forward scans."""
+    not hide the block. Linear: at most two backward and two forward scans.
+
+    >>> extract_answer('I checked the flights. <answer>[{"days": 1}]</answer>')
+    '[{"days": 1}]'
+    >>> extract_answer("<answer>an unclosed block") is None
+    True
+    >>> extract_answer("<answer>[1]</answer> The <answer> block above is my plan.")
+    '[1]'
+    """
     if not isinstance(text, str):
         return None
     start = text.rfind(OPEN)
