@@ -7,7 +7,14 @@ from __future__ import annotations
 
 import argparse
 
-from planshape.shaping.facade import add_check_arguments, add_data_arguments, data_shaper, hookimpl, print_written
+from planshape.shaping.facade import (
+    UnsupportedRelease,
+    add_check_arguments,
+    add_data_arguments,
+    data_shaper,
+    hookimpl,
+    print_written,
+)
 
 
 def _prepare_data(args: argparse.Namespace) -> int:
@@ -21,11 +28,10 @@ def _prepare_data(args: argparse.Namespace) -> int:
 
 def _check(args: argparse.Namespace) -> int:
     from .check import check_launch
-    from .version import UnsupportedTRL
 
     try:
         report = check_launch(args.config, args.max_steps)
-    except UnsupportedTRL as exc:  # a user error: one line, exit 2, like the other commands
+    except UnsupportedRelease as exc:  # a user error: one line, exit 2, like the other commands
         raise ValueError(str(exc)) from None
     return report.emit("planshape trl check")
 

@@ -12,10 +12,11 @@ Step convention, stated once: ``step`` is the number of optimizer steps complete
 first batch is step 0 (VERL ``global_steps - 1``, TRL ``trainer_state.global_step``, OpenRLHF
 ``global_step``). Stage boundaries are half-open. See docs/adapter-kit.md.
 
-One module per concern: ``shaper`` (the two jobs and the success rule), ``metrics`` (the names a run logs),
+One module per concern: ``shaper`` (the two jobs), ``success`` (the success rule both share), ``carried``
+(checked once, weighed at another step), ``metrics`` (the names a run logs),
 ``agent`` (prompt, tools, tool calls as text), ``queries`` and ``steps`` (what trainers hand over),
 ``describe`` (``describe`` / ``explain``), ``resources`` (worker pool, verdict log), ``arguments`` and
-``preflight`` (what every adapter's commands share).
+``preflight`` (what every adapter's commands share), ``releases`` (the one version error).
 """
 
 from ..components import NO_ANSWER, PASSED
