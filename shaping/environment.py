@@ -13,9 +13,12 @@ text, a missing answer is the ``no_answer`` score with its reason.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import inspect
+import json
+from collections.abc import Callable, Mapping, Sequence
+from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 from planshape.validators.travelplanner.tools import ToolBox
 
@@ -126,3 +129,43 @@ def episode_records(shaper: Shaper, paths: Sequence[str | Path], split: str = "a
     options = {} if val_size is None else {"val_size": val_size}
     train, validation = shaper.split_queries(records, seed=seed, **options)
     return train if split == "train" else validation
+
+
+def shared_shaper(settings: Mapping[str, Any] | str) -> Shaper:
+    """The process's ``Shaper`` for an environment's planshape settings (a mapping, YAML/JSON text or file),
+    built once per process: an environment server's sessions, worker processes and tool servers share one store.
+    An environment evaluates episodes, so ``total_steps`` defaults to 1, as for ``planshape rollout``."""
+    from .config import as_mapping
+
+    mapping = as_mapping(settings)
+    if not isinstance(mapping, Mapping):
+        raise ValueError(f"planshape settings must be a mapping, got {type(mapping).__name__}")
+    return _shaper(json.dumps({"total_steps": 1, **mapping}, sort_keys=True, default=str))
+
+
+@lru_cache(maxsize=8)
+def _shaper(settings: str) -> Shaper:
+    from .facade import Shaper
+
+    return Shaper.from_mapping(json.loads(settings))
+
+
+def tool_function(schema: Mapping[str, Any], call: Callable[[str, dict[str, Any]], str]) -> Callable[..., str]:
+    """A tool of ``Shaper.tool_schemas`` as a plain function for frameworks that read a tool's schema off its
+    signature (MCP servers: verifiers' toolsets, FastMCP): named as the schema, each parameter a described
+    ``str``; a call runs ``call(name, arguments)`` (an episode's or the toolbox's ``call``)."""
+    from pydantic import Field
+
+    spec = schema["function"]
+    name = spec["name"]
+
+    def tool(**arguments: Any) -> str:
+        return call(name, arguments)
+
+    tool.__name__ = tool.__qualname__ = name
+    tool.__doc__ = spec["description"]
+    tool.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
+        [inspect.Parameter(p, inspect.Parameter.KEYWORD_ONLY,
+                           annotation=Annotated[str, Field(description=item["description"])])
+         for p, item in spec["parameters"]["properties"].items()], return_annotation=str)
+    return tool
