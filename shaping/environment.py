@@ -162,10 +162,12 @@ def tool_function(schema: Mapping[str, Any], call: Callable[[str, dict[str, Any]
     def tool(**arguments: Any) -> str:
         return call(name, arguments)
 
+    hints = {p: Annotated[str, Field(description=item["description"])]
+             for p, item in spec["parameters"]["properties"].items()}
     tool.__name__ = tool.__qualname__ = name
     tool.__doc__ = spec["description"]
+    tool.__annotations__ = {**hints, "return": str}
     tool.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
-        [inspect.Parameter(p, inspect.Parameter.KEYWORD_ONLY,
-                           annotation=Annotated[str, Field(description=item["description"])])
-         for p, item in spec["parameters"]["properties"].items()], return_annotation=str)
+        [inspect.Parameter(p, inspect.Parameter.KEYWORD_ONLY, annotation=hint) for p, hint in hints.items()],
+        return_annotation=str)
     return tool

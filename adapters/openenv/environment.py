@@ -72,7 +72,7 @@ class PlanshapeRubric(Rubric):
         super().__init__()
         object.__setattr__(self, "environment", environment)
         object.__setattr__(self, "score", None)
-        for key in environment.tasks.shaper.scorer.schedule.weights(0):
+        for key in environment.tasks.shaper.unscored(0).components:  # the facade's component names
             setattr(self, key, _Component(self, key))
 
     def forward(self, action: Any, observation: Any) -> float:
