@@ -12,4 +12,14 @@ VENV=.venv-verifiers
 "$VENV/bin/python" -m pip install -q --upgrade pip
 "$VENV/bin/python" -m pip install -q "verifiers==0.4.0" "uv>=0.9"
 "$VENV/bin/python" -m pip install -q -e ".[test]" -e adapters/verifiers/environment
-"$VENV/bin/python" -m planshape.adapters.verifiers.warm
+# verifiers' harnesses are PEP 723 scripts that its runtime syncs with uv (found on PATH: the venv's own, so nothing
+# is installed elsewhere); syncing the chat harness once here fills uv's cache, so a test run resolves from it.
+PATH="$PWD/$VENV/bin:$PATH" "$VENV/bin/python" - <<'PY'
+import subprocess, tempfile
+from verifiers.v1.harnesses.utils.launch import CHAT_PROGRAM_SOURCE
+
+with tempfile.NamedTemporaryFile("w", suffix=".py") as script:
+    script.write(CHAT_PROGRAM_SOURCE)
+    script.flush()
+    subprocess.run(["uv", "sync", "--script", script.name, "-q", "--no-config"], check=True)
+PY

@@ -12,6 +12,7 @@ from openenv import GenericEnvClient
 from openenv.core import MCPToolClient
 
 from ...environments.cases import BAD_CALLS, cases, facade_view, good_calls
+from ..metric_keys import expected_keys
 
 NAME = "planshape-travelplanner"
 
@@ -42,6 +43,7 @@ def test_an_episode_over_the_session_protocol_scores_as_the_facade(served, shape
             got = final.observation["metadata"][NAME]
             assert final.done and final.reward == want["reward"], name
             assert {k: got[k] for k in want} == want, name
+            assert set(got["metrics"]) == expected_keys(("core", "components", "failures", "monitor"))
             state = env.state()
             assert state["done"] and state["turns"] == 4 and state["tool_calls"] == 3
     assert want["reward"] < shaper.max_reward(0)

@@ -24,9 +24,11 @@ from planshape.validators.travelplanner.query import gold_plan
 from ...environments.cases import BAD_CALLS, cases, facade_view, good_calls, hallucinated
 from ...rollout.scripted_model import answer, model
 from ...rollout.scripted_server import ScriptedServer
+from ..metric_keys import expected_keys
 
 BROKEN = {3, 11, 20, 29, 41}
 TASKSET = "planshape-travelplanner"
+SCORE_GROUPS = ("core", "components", "failures", "monitor")  # all but the advantages: an env scores, no more
 
 
 def settings(shared_dir: Path) -> dict:
@@ -105,9 +107,10 @@ queries = ["{queries}"]
 database = "{shared_dir / 'database'}"
 mode = "strict"
 """)
-        vf_eval = Path(sys.executable).with_name("vf-eval")
-        run = subprocess.run([str(vf_eval), "@", str(config), "--no-rich"], capture_output=True, text=True,
-                             timeout=900, env={**os.environ, "OPENAI_API_KEY": "EMPTY"})
+        bin_dir = Path(sys.executable).parent  # the venv's uv runs the harness (verifiers looks on PATH)
+        run = subprocess.run([str(bin_dir / "vf-eval"), "@", str(config), "--no-rich"], capture_output=True,
+                             text=True, timeout=900, env={**os.environ, "OPENAI_API_KEY": "EMPTY",
+                                                          "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}"})
     assert run.returncode == 0, run.stderr[-3000:]
     (traces_file,) = (tmp / "out").glob("*/traces.jsonl")
     episodes = [json.loads(line) for line in traces_file.read_text().splitlines()]
@@ -148,6 +151,7 @@ def test_each_trace_gives_the_facade_score(evaluated, shared_dir, train_records)
         assert trace["ok"], (name, trace["errors"])
         assert trace["rewards"] == {"planshape": {"score": want["reward"], "weight": 1.0}}, name
         assert trace["metrics"] == want["metrics"], name
+        assert set(trace["metrics"]) == expected_keys(SCORE_GROUPS)  # the names every trainer logs
         assert trace["info"]["planshape"]["failure"] == want["failure"], name
         assert trace["info"]["planshape"]["reason"] == want["reason"], name
         results = [n["message"]["content"] for n in trace["nodes"] if n["message"]["role"] == "tool"]
