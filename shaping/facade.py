@@ -35,7 +35,7 @@ from . import plugins
 from .budget import Failed, run_with_budget, score_all
 from .components import COMPONENTS, ERROR, NO_ANSWER, PASSED, failure_categories
 from .config import SAMPLE_WORLD, ConfigError, ShapingConfig, as_mapping, takes_alpha
-from .environment import Episode, episode_records, shared_shaper, tool_function  # noqa: F401 - the agent side
+from .environment import MAX_TURNS, SPLITS, Episode, episode_records, shared_shaper, tool_function  # noqa: F401
 from .hookspecs import hookimpl
 from .observe.metric_names import ADVANTAGE_STATS, CORE, FAILURE, GROUPS, PREFIX, metric_name
 from .observe.monitor import MONITOR_METRICS, NOT_CHECKED, Watch, watch_metrics

@@ -27,8 +27,7 @@ from fastmcp import FastMCP  # noqa: E402
 from openenv.core.env_server.mcp_environment import MCPEnvironment  # noqa: E402
 from openenv.core.env_server.types import Action, Observation  # noqa: E402
 from openenv.core.rubrics import Rubric  # noqa: E402
-from planshape.shaping.environment import MAX_TURNS  # noqa: E402
-from planshape.shaping.facade import Episode, SampleScore, Shaper, tool_function  # noqa: E402
+from planshape.shaping.facade import MAX_TURNS, Episode, SampleScore, Shaper, tool_function  # noqa: E402
 
 from .actions import AnswerAction, TravelPlannerObservation, TravelPlannerState  # noqa: E402
 

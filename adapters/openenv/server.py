@@ -19,8 +19,7 @@ from .version import check_version
 check_version()
 
 from openenv.core.env_server.http_server import create_app  # noqa: E402
-from planshape.shaping.environment import MAX_TURNS, SPLITS  # noqa: E402
-from planshape.shaping.facade import episode_records, shared_shaper  # noqa: E402
+from planshape.shaping.facade import MAX_TURNS, SPLITS, as_mapping, episode_records, shared_shaper  # noqa: E402
 
 from .actions import TravelPlannerAction, TravelPlannerObservation, TravelPlannerState  # noqa: E402
 from .environment import NAME, Tasks, TravelPlannerEnvironment  # noqa: E402
@@ -70,8 +69,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     settings: dict[str, Any] = {"database": "sample"}
     if args.config:
-        from planshape.shaping.config import as_mapping
-
         settings = dict(as_mapping(args.config))
     if args.database:
         settings["database"] = args.database

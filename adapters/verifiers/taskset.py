@@ -22,8 +22,7 @@ from .version import check_version
 check_version()
 
 import verifiers.v1 as vf  # noqa: E402
-from planshape.shaping.environment import MAX_TURNS  # noqa: E402
-from planshape.shaping.facade import SampleScore, Shaper, episode_records, shared_shaper  # noqa: E402
+from planshape.shaping.facade import MAX_TURNS, SampleScore, Shaper, episode_records, shared_shaper  # noqa: E402
 from pydantic import Field  # noqa: E402
 
 from .toolset import TravelPlannerToolsConfig, TravelPlannerToolset  # noqa: E402
