@@ -11,8 +11,8 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from planshape.validators.travelplanner.answer import answer_text
-from planshape.validators.travelplanner.plan_format import from_upstream
+from planshape.validators.travelplanner.plan.answer import answer_text
+from planshape.validators.travelplanner.plan.formats import from_upstream
 from planshape.validators.travelplanner.query import gold_plan
 
 GOLD = (0, 1, 2)  # train rows answered with their gold plans

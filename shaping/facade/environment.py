@@ -14,18 +14,19 @@ text, a missing answer is the ``no_answer`` score with its reason.
 from __future__ import annotations
 
 import inspect
-import json
 from collections.abc import Callable, Mapping, Sequence
-from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
-from planshape.validators.travelplanner.tools import ToolBox
+from planshape.validators.travelplanner.agent.tools import ToolBox
 
-from .components import NO_ANSWER
+from ..components import NO_ANSWER
+from ..config import as_mapping
+from .queries import as_query, read_all_queries
 
 if TYPE_CHECKING:
-    from .facade import SampleScore, Shaper
+    from ..scores import SampleScore
+    from .shaper import Shaper
 
 MAX_TURNS = 30  # Planner-R1's max_assistant_turns, the default of `planshape rollout --max-turns`
 SPLITS = ("all", "train", "validation")
@@ -65,9 +66,7 @@ class Episode:
     def reset(self, query: Mapping[str, Any] | str) -> list[dict[str, str]]:
         """Start an episode on ``query`` (a TravelPlanner record or its JSON text, as a dataset row holds it);
         returns its prompt messages. A query the reward cannot read raises ``ValueError`` (a dataset error)."""
-        from .facade import _query
-
-        record = _query(query)
+        record = as_query(query)
         self.shaper.read_query(record)  # the reward's own reading: a bad row fails here, not at scoring
         self.record = dict(record)
         self.turns = self.tool_calls = 0
@@ -119,11 +118,9 @@ def episode_records(shaper: Shaper, paths: Sequence[str | Path], split: str = "a
                     val_size: int | None = None, seed: int = 0) -> list[dict[str, Any]]:
     """The queries of an environment: every record of ``paths`` (``"sample"``: the sample world's), or one half of
     Planner-R1's seeded re-split of them (``split`` "train" / "validation", ``Shaper.split_queries``)."""
-    from .facade import read_all_queries
-
     if split not in SPLITS:
         raise ValueError(f"split must be one of {SPLITS}, got {split!r}")
-    records = read_all_queries(shaper, list(paths))
+    records = read_all_queries(list(paths))
     if split == "all":
         return records
     options = {} if val_size is None else {"val_size": val_size}
@@ -132,22 +129,15 @@ def episode_records(shaper: Shaper, paths: Sequence[str | Path], split: str = "a
 
 
 def shared_shaper(settings: Mapping[str, Any] | str) -> Shaper:
-    """The process's ``Shaper`` for an environment's planshape settings (a mapping, YAML/JSON text or file),
-    built once per process: an environment server's sessions, worker processes and tool servers share one store.
+    """The process's ``Shaper`` for an environment's planshape settings (a mapping, YAML/JSON text or file):
+    ``Shaper.shared``, so an environment server's sessions, worker processes and tool servers share one store.
     An environment evaluates episodes, so ``total_steps`` defaults to 1, as for ``planshape rollout``."""
-    from .config import as_mapping
+    from .shaper import Shaper
 
     mapping = as_mapping(settings)
     if not isinstance(mapping, Mapping):
         raise ValueError(f"planshape settings must be a mapping, got {type(mapping).__name__}")
-    return _shaper(json.dumps({"total_steps": 1, **mapping}, sort_keys=True, default=str))
-
-
-@lru_cache(maxsize=8)
-def _shaper(settings: str) -> Shaper:
-    from .facade import Shaper
-
-    return Shaper.from_mapping(json.loads(settings))
+    return Shaper.shared({"total_steps": 1, **mapping}, run_source="the environment")
 
 
 def tool_function(schema: Mapping[str, Any], call: Callable[[str, dict[str, Any]], str]) -> Callable[..., str]:
