@@ -68,24 +68,9 @@ def test_a_verifiers_release_other_than_04_is_refused(monkeypatch):
         check_version()
 
 
-@pytest.fixture(scope="module")
-def evaluated(shared_dir, tmp_path_factory):
-    """One ``vf-eval`` run over the train queries and the one-reward cases; returns (rows, traces by query text)."""
-    from planshape.validators.travelplanner.query import read_records
-
-    tmp = tmp_path_factory.mktemp("vf")
-    train = read_records(shared_dir / "train.csv")
-    rows, turns = [], {}
-    for i, record in enumerate(train):
-        plan = hallucinated(gold_plan(record)) if i in BROKEN else gold_plan(record)
-        turns[record["query"]] = [{"tool_calls": [(n, json.dumps(a)) for n, a in good_calls(record)]},
-                                  {"content": answer(plan)}]
-        rows.append(record)
-    for name, text, record in cases(train):
-        row = {**record, "query": f"{record['query']} [case {name}]"}
-        bad = [(n, a if isinstance(a, str) else json.dumps(a)) for n, a in BAD_CALLS]
-        turns[row["query"]] = [{"tool_calls": bad}, {"content": text}]
-        rows.append(row)
+def vf_eval(tmp: Path, rows: list[dict], turns: dict, database: Path, extra: str = "") -> dict[str, dict]:
+    """``vf-eval`` (verifiers' CLI, in a subprocess) on ``rows`` against the scripted ``turns``; the traces by
+    query text."""
     queries = tmp / "queries.jsonl"
     queries.write_text("".join(json.dumps(r) + "\n" for r in rows))
     with ScriptedServer(model(turns)) as server:
@@ -104,22 +89,49 @@ id = "{TASKSET}"
 queries = ["{queries}"]
 
 [env.taskset.planshape]
-database = "{shared_dir / 'database'}"
+database = "{database}"
 mode = "strict"
-""")
+{extra}""")
         bin_dir = Path(sys.executable).parent  # the venv's uv runs the harness (verifiers looks on PATH)
         run = subprocess.run([str(bin_dir / "vf-eval"), "@", str(config), "--no-rich"], capture_output=True,
                              text=True, timeout=900, env={**os.environ, "OPENAI_API_KEY": "EMPTY",
                                                           "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}"})
     assert run.returncode == 0, run.stderr[-3000:]
     (traces_file,) = (tmp / "out").glob("*/traces.jsonl")
-    episodes = [json.loads(line) for line in traces_file.read_text().splitlines()]
     traces = {}
-    for episode in episodes:
+    for episode in (json.loads(line) for line in traces_file.read_text().splitlines()):
         (trace,) = episode["traces"]
         traces[next(n["message"]["content"] for n in trace["nodes"] if n["message"]["role"] == "user")] = trace
     assert len(traces) == len(rows)
-    return rows, traces, tmp
+    return traces
+
+
+def tool_texts(trace: dict) -> list[str]:
+    results = [n["message"]["content"] for n in trace["nodes"] if n["message"]["role"] == "tool"]
+    return [r if isinstance(r, str) else "".join(p.get("text", "") for p in r) for r in results]
+
+
+def planned(records: list[dict], broken: set[int] = frozenset()) -> dict:
+    """The scripted turns of ``records``: the planner's tool calls, then the gold plan (hallucinated if broken)."""
+    return {r["query"]: [{"tool_calls": [(n, json.dumps(a)) for n, a in good_calls(r)]},
+                         {"content": answer(hallucinated(gold_plan(r)) if i in broken else gold_plan(r))}]
+            for i, r in enumerate(records)}
+
+
+@pytest.fixture(scope="module")
+def evaluated(shared_dir, tmp_path_factory):
+    """One ``vf-eval`` run over the train queries and the one-reward cases; returns (rows, traces by query text)."""
+    from planshape.validators.travelplanner.query import read_records
+
+    tmp = tmp_path_factory.mktemp("vf")
+    train = read_records(shared_dir / "train.csv")
+    rows, turns = list(train), planned(train, BROKEN)
+    for name, text, record in cases(train):
+        row = {**record, "query": f"{record['query']} [case {name}]"}
+        bad = [(n, a if isinstance(a, str) else json.dumps(a)) for n, a in BAD_CALLS]
+        turns[row["query"]] = [{"tool_calls": bad}, {"content": text}]
+        rows.append(row)
+    return rows, vf_eval(tmp, rows, turns, shared_dir / "database"), tmp
 
 
 def test_eval_pass_rate_equals_planshape_evaluate(evaluated, shared_dir, train_records):
@@ -154,10 +166,46 @@ def test_each_trace_gives_the_facade_score(evaluated, shared_dir, train_records)
         assert set(trace["metrics"]) == expected_keys(SCORE_GROUPS)  # the names every trainer logs
         assert trace["info"]["planshape"]["failure"] == want["failure"], name
         assert trace["info"]["planshape"]["reason"] == want["reason"], name
-        results = [n["message"]["content"] for n in trace["nodes"] if n["message"]["role"] == "tool"]
-        assert len(results) == len(BAD_CALLS) and all("rror" in str(r) for r in results), (name, results)
+        results = tool_texts(trace)
+        assert len(results) == len(BAD_CALLS) and all("rror" in r for r in results), (name, results)
     for record in train_records[:5]:  # tool results over the real protocol equal the toolbox's
-        results = [n["message"]["content"] for n in traces[record["query"]]["nodes"]
-                   if n["message"]["role"] == "tool"]
-        texts = [r if isinstance(r, str) else "".join(p.get("text", "") for p in r) for r in results]
-        assert texts == [box.call(n, a) for n, a in good_calls(record)]
+        assert tool_texts(traces[record["query"]]) == [box.call(n, a) for n, a in good_calls(record)]
+
+
+ROOT = Path(__file__).resolve().parents[3]
+CORE_PLANSHAPE = ROOT / ".venv" / "bin" / "planshape"
+
+
+@pytest.mark.skipif(not CORE_PLANSHAPE.exists(), reason="needs the core venv's `planshape mcp` (scripts/setup.sh)")
+def test_the_tools_from_planshape_mcp(shared_dir, train_records, tmp_path):
+    """The validators' own MCP server (``planshape mcp``, from the core venv: its mcp pin differs) as the
+    toolset, through ``tools.url``: the same tool results and rewards."""
+    import socket
+    import time
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    server = subprocess.Popen([str(CORE_PLANSHAPE), "mcp", "--transport", "http", "--port", str(port),
+                               "--database", str(shared_dir / "database")], stdout=subprocess.DEVNULL,
+                              stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            with socket.socket() as client:
+                if client.connect_ex(("127.0.0.1", port)) == 0:
+                    break
+            assert server.poll() is None and time.monotonic() < deadline, "planshape mcp did not start"
+            time.sleep(0.2)
+        records = train_records[:3]
+        traces = vf_eval(tmp_path, records, planned(records), shared_dir / "database",
+                         f'\n[env.taskset.tools]\nurl = "http://127.0.0.1:{port}/mcp"\n')
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+    shaper = Shaper.from_mapping({**settings(shared_dir), "total_steps": 1})
+    box = shaper.tools()
+    for record in records:
+        trace = traces[record["query"]]
+        assert tool_texts(trace) == [box.call(n, a) for n, a in good_calls(record)]
+        assert trace["rewards"]["planshape"]["score"] == shaper.max_reward(0)
