@@ -5,22 +5,21 @@ fails at import with what to install."""
 
 from __future__ import annotations
 
+from planshape.shaping.facade import UnsupportedRelease
+
 SUPPORTED = "0.10"
 INSTALL = "pip install 'openenv==0.10.0' (see scripts/setup-openenv.sh)"
 
 
-class UnsupportedOpenEnv(ImportError):
-    """The installed OpenEnv is not one this server was checked against."""
-
-
-def check_version() -> str:
-    """The installed OpenEnv version; raises ``UnsupportedOpenEnv`` saying what to install otherwise."""
+def check_version(version: str | None = None) -> str:
+    """The installed OpenEnv version (or ``version``, checked as if installed); raises the facade's
+    ``UnsupportedRelease`` saying what to install otherwise."""
     try:
         import openenv
     except ImportError as exc:
-        raise UnsupportedOpenEnv(f"planshape's OpenEnv server needs OpenEnv {SUPPORTED}.x ({exc}); {INSTALL}") from exc
-    version = getattr(openenv, "__version__", "unknown")
+        raise UnsupportedRelease(f"planshape's OpenEnv server needs OpenEnv {SUPPORTED}.x ({exc}); {INSTALL}") from exc
+    version = version or getattr(openenv, "__version__", "unknown")
     if version.split(".")[:2] != SUPPORTED.split("."):
-        raise UnsupportedOpenEnv(f"planshape's OpenEnv server supports OpenEnv {SUPPORTED}.x, found {version}; "
+        raise UnsupportedRelease(f"planshape's OpenEnv server supports OpenEnv {SUPPORTED}.x, found {version}; "
                                  f"{INSTALL}")
     return version

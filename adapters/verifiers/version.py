@@ -4,23 +4,22 @@ import with what to install, not at the first rollout."""
 
 from __future__ import annotations
 
+from planshape.shaping.facade import UnsupportedRelease
+
 SUPPORTED = "0.4"
 INSTALL = "pip install 'verifiers==0.4.0' (see scripts/setup-verifiers.sh)"
 
 
-class UnsupportedVerifiers(ImportError):
-    """The installed verifiers is not one this environment was checked against."""
-
-
-def check_version() -> str:
-    """The installed verifiers version; raises ``UnsupportedVerifiers`` saying what to install otherwise."""
+def check_version(version: str | None = None) -> str:
+    """The installed verifiers version (or ``version``, checked as if installed); raises the facade's
+    ``UnsupportedRelease`` saying what to install otherwise."""
     try:
         import verifiers
     except ImportError as exc:
-        raise UnsupportedVerifiers(f"planshape's verifiers environment needs verifiers {SUPPORTED}.x ({exc}); "
+        raise UnsupportedRelease(f"planshape's verifiers environment needs verifiers {SUPPORTED}.x ({exc}); "
                                    f"{INSTALL}") from exc
-    version = getattr(verifiers, "__version__", "unknown")
+    version = version or getattr(verifiers, "__version__", "unknown")
     if version.split(".")[:2] != SUPPORTED.split("."):
-        raise UnsupportedVerifiers(f"planshape's verifiers environment supports verifiers {SUPPORTED}.x, found "
+        raise UnsupportedRelease(f"planshape's verifiers environment supports verifiers {SUPPORTED}.x, found "
                                    f"{version}; {INSTALL}")
     return version

@@ -24,15 +24,18 @@ from ..config import ConfigError, ShapingConfig, as_mapping
 from ..hookspecs import hookimpl
 from ..observe.metric_names import PREFIX, metric_name
 from ..scores import SampleScore, TokenAdvantages
-from .agent import parse_tool_calls, tool_responses
-from .arguments import add_check_arguments, add_data_arguments, add_split_arguments, data_shaper
+from .agent import MAX_TEXT_CALLS, parse_tool_calls, tool_responses
+from .arguments import add_check_arguments, add_data_arguments, add_split_arguments, data_shaper, print_written
 from .environment import MAX_TURNS, SPLITS, Episode, episode_records, shared_shaper, tool_function
 from .preflight import Report, check_database, check_shaper
 from .queries import read_all_queries
+from .releases import UnsupportedRelease
 from .shaper import Shaper
 
-__all__ = ["MAX_TURNS", "ConfigError", "Episode", "NO_ANSWER", "PASSED", "PREFIX", "Report", "SPLITS", "SampleScore",
-           "Shaper", "ShapingConfig", "TokenAdvantages", "add_check_arguments", "add_data_arguments",
-           "add_split_arguments", "as_mapping", "check_database", "check_shaper", "data_shaper", "episode_records",
-           "hookimpl", "metric_name", "parse_tool_calls", "read_all_queries", "shared_shaper", "tool_function",
-           "tool_responses"]
+__all__ = [
+    "MAX_TEXT_CALLS", "MAX_TURNS", "NO_ANSWER", "PASSED", "PREFIX", "SPLITS", "ConfigError", "Episode", "Report",
+    "SampleScore", "Shaper", "ShapingConfig", "TokenAdvantages", "UnsupportedRelease", "add_check_arguments",
+    "add_data_arguments", "add_split_arguments", "as_mapping", "check_database", "check_shaper", "data_shaper",
+    "episode_records", "hookimpl", "metric_name", "parse_tool_calls", "print_written", "read_all_queries",
+    "shared_shaper", "tool_function", "tool_responses",
+]

@@ -4,9 +4,11 @@ jobs: score model outputs at a step, and turn a batch's scores into per-token ad
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from functools import cached_property, lru_cache
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -17,9 +19,10 @@ from .. import plugins
 from ..budget import Failed, run_with_budget, score_all
 from ..components import COMPONENTS, ERROR, failure_categories
 from ..config import ConfigError, ShapingConfig, as_mapping, takes_alpha
+from ..observe.metric_names import metric_name
 from ..observe.monitor import NOT_CHECKED
 from ..observe.verdict_log import verdict_code
-from ..reward import RewardResult, Scorer
+from ..reward import RewardResult, Scorer, weighted_sum
 from ..scores import SampleScore, TokenAdvantages
 from . import queries, steps
 from .agent import AgentSide
@@ -35,8 +38,26 @@ if TYPE_CHECKING:
     from ..advantages import Advantages, Rollouts
 
 
+@dataclass(frozen=True)
+class Carried:
+    """Samples checked at rollout, weighed at the trainer's step: one value per sample each."""
+
+    reward: np.ndarray
+    success: np.ndarray
+    metrics: dict[str, np.ndarray]  # every logged name of ``Shaper.metric_names`` that was carried
+
+
 class Shaper(MetricNames, AgentSide, Description, ProcessResources):
-    """One validated configuration, bound to its store, scorer and estimator (build one per process)."""
+    """One validated configuration, bound to its store, scorer and estimator (build one per process).
+
+    >>> shaper = Shaper.from_mapping({"database": "sample", "schedule": "curriculum-8b", "total_steps": 500})
+    >>> [shaper.max_reward(step) for step in (0, 150, 450)]  # the curriculum's three stages
+    [5.0, 3.0, 1.0]
+    >>> query = shaper.read_queries("sample")[0]
+    >>> scored = shaper.score("I could not finish the plan.", query, step=0)  # never raises on model output
+    >>> scored.reward, scored.failure
+    (0.0, 'no_answer')
+    """
 
     def __init__(self, config: ShapingConfig):
         self.config = config
@@ -56,8 +77,11 @@ class Shaper(MetricNames, AgentSide, Description, ProcessResources):
     @classmethod
     def shared(cls, source: Any, run_steps: int | None = None, run_source: str = "the trainer") -> Shaper:
         """``from_mapping``, built once per process for equal settings: every reward call, tool and estimator of
-        a worker shares one ``Shaper`` (and so one sandbox, opened on first use)."""
-        return _shared(cls, _canonical(source), run_steps, run_source)
+        a worker shares one ``Shaper`` (and so one sandbox, opened on first use). Text (a file path or inline
+        YAML/JSON) is keyed as given, anything else by its canonical JSON."""
+        text = isinstance(source, (str, Path))
+        key = str(source) if text else json.dumps(as_mapping(source), sort_keys=True, default=str)
+        return _shared(cls, text, key, run_steps, run_source)
 
     @property
     def estimator_only(self) -> bool:
@@ -99,13 +123,43 @@ class Shaper(MetricNames, AgentSide, Description, ProcessResources):
         self._log_scores(step, scores)
         return scores
 
+    def weigh(self, components: Mapping[str, Any], step: int) -> Any:
+        """The reward at ``step`` of components checked earlier (floats, or one array per component): no sandbox
+        is opened, so a trainer process can weigh what its rollout workers checked."""
+        return weighted_sum(components, {**self.config.component_weights, **self.schedule.weights(as_step(step))})
+
     def reweigh(self, scored: SampleScore, step: int) -> SampleScore:
-        """A score checked at one step, weighed at another: the verdicts and components do not depend on the step,
-        only the stage's weights do, so a trainer that scores at rollout, before it knows the step, checks once."""
+        """A score checked at one step, weighed at another: how a trainer that scores at rollout, before it knows
+        the step, checks each sample once."""
         step = as_step(step)
-        reward = self.scorer.weigh(scored.components, step)
+        reward = float(self.weigh(scored.components, step))
         return replace(scored, reward=reward, success=self._success(reward, scored.components, step), step=step,
                        stage=self.schedule.stage(step).name)
+
+    @property
+    def carried_names(self) -> tuple[str, ...]:
+        """The keys of ``carried``, in order."""
+        return tuple(dict.fromkeys((*self.metric_names, *(metric_name(k) for k in COMPONENTS))))
+
+    def carried(self, scored: SampleScore) -> dict[str, float]:
+        """What a rollout worker that cannot know the step sends the trainer beside the reward: every metric, and
+        the six components always, which ``weigh_carried`` reads back at the trainer's step."""
+        return {**scored.metrics(), **{metric_name(k): float(scored.components.get(k, 0.0)) for k in COMPONENTS}}
+
+    def weigh_carried(self, columns: Mapping[str, Any], step: int) -> Carried:
+        """Carried samples (``carried``, one column per name) at ``step``: reward and success from the components,
+        the metrics to log (``core`` at this step, components kept only where the config logs them)."""
+        try:
+            components = {k: np.asarray(columns[metric_name(k)], dtype=np.float64) for k in COMPONENTS}
+        except KeyError as exc:
+            raise ValueError(f"no {exc.args[0]!r} among the carried columns: the samples were not scored by "
+                             "planshape's rollout side (Shaper.carried)") from None
+        reward = np.asarray(self.weigh(components, step), dtype=np.float64)
+        success = self.success_of(reward, as_step(step), components["pass"] == 1.0)
+        logged = {name: np.asarray(columns[name], dtype=np.float64) for name in self.metric_names if name in columns}
+        if "core" in self.config.metrics:
+            logged.update({metric_name("reward"): reward, metric_name("success"): success.astype(np.float64)})
+        return Carried(reward, success, logged)
 
     def _score_now(self, text: Any, query: Query | Mapping[str, Any], step: int) -> SampleScore:
         query = parse_query(query)
@@ -158,7 +212,7 @@ class Shaper(MetricNames, AgentSide, Description, ProcessResources):
     def success_flag(self) -> str | None:
         """The trainer's per-sample field that decides success (``success.by=flag``), else None: the one question
         every adapter asks before reading flags."""
-        return self.config.success.flag if self.config.success.by == "flag" else None
+        return self.config.success_flag
 
     def success_of(self, rewards: np.ndarray, step: int, passed: np.ndarray | None = None) -> np.ndarray:
         """THE success rule, used by every path (facade, ``planshape score``, every adapter).
@@ -248,14 +302,6 @@ class Shaper(MetricNames, AgentSide, Description, ProcessResources):
         return final_turns(mask)
 
 
-def _canonical(source: Any) -> str:
-    import json
-
-    return json.dumps(as_mapping(source), sort_keys=True, default=str)
-
-
 @lru_cache(maxsize=8)
-def _shared(cls: type[Shaper], canonical: str, run_steps: int | None, run_source: str) -> Shaper:
-    import json
-
-    return cls.from_mapping(json.loads(canonical), run_steps, run_source)
+def _shared(cls: type[Shaper], text: bool, key: str, run_steps: int | None, run_source: str) -> Shaper:
+    return cls.from_mapping(key if text else json.loads(key), run_steps, run_source)

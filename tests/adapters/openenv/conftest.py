@@ -1,5 +1,6 @@
 """Fixtures of the OpenEnv suite: the TravelPlanner server on the full database, served by uvicorn on 127.0.0.1 in
-a background thread. Runs in .venv-openenv (scripts/setup-openenv.sh); elsewhere it skips."""
+a background thread. Runs in .venv-openenv (scripts/setup-openenv.sh); elsewhere it skips
+(``tests/adapters/conftest.py``)."""
 
 from __future__ import annotations
 
@@ -8,8 +9,6 @@ import threading
 import time
 
 import pytest
-
-pytest.importorskip("openenv", reason="the OpenEnv suite runs in .venv-openenv: bash scripts/test.sh openenv")
 
 
 class Served:

@@ -120,11 +120,10 @@ def test_reset_choices_and_tasks(served, train_records):
         ["schema", "cs_micro", "hard_micro", "cs_macro", "hard_macro", "pass"]
 
 
-def test_an_openenv_release_other_than_010_is_refused(monkeypatch):
-    import openenv
-    from planshape.adapters.openenv.version import UnsupportedOpenEnv, check_version
+def test_an_openenv_release_other_than_010_is_refused():
+    from planshape.adapters.openenv.version import check_version
+    from planshape.shaping.facade import UnsupportedRelease
 
     assert check_version().startswith("0.10.")
-    monkeypatch.setattr(openenv, "__version__", "0.3.0")
-    with pytest.raises(UnsupportedOpenEnv, match="pip install 'openenv==0.10.0'"):
-        check_version()
+    with pytest.raises(UnsupportedRelease, match="pip install 'openenv==0.10.0'"):
+        check_version("0.3.0")

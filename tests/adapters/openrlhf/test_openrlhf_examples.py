@@ -174,3 +174,11 @@ def test_the_check_runs_where_vllm_is_not_installed(curriculum_config, tmp_path)
     missing = subprocess.run([*command, *_without(argv, "--train.agent_func_path"), "--reward.remote_url",
                               str(tmp_path / "nowhere.py")], capture_output=True, text=True, timeout=300)
     assert missing.returncode == 2 and "no such file: " + str(tmp_path / "nowhere.py") in missing.stderr
+    # The flags the setup hook requires are read as text there: a wrong one is an error, not "not checked".
+    for flag, value, said in (("--algo.advantage.estimator", "reinforce_baseline", "use --algo.advantage.estimator "
+                                                                                   "group_norm"),
+                              ("--rollout.n_samples_per_prompt", "1", "--rollout.n_samples_per_prompt >= 2"),
+                              ("--algo.kl.init_coef", "0.01", "--algo.kl.use_loss")):
+        kept = _without(argv, flag) if flag in argv else argv
+        wrong = subprocess.run([*command, *kept, flag, value], capture_output=True, text=True, timeout=300)
+        assert wrong.returncode == 2 and said in wrong.stderr and "Traceback" not in wrong.stderr, wrong.stderr

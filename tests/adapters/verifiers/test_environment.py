@@ -58,14 +58,13 @@ def test_loads_as_verifiers_loads_environments(shared_dir):
     assert toolset.TOOL_PREFIX is None and toolset.config.planshape == settings(shared_dir)
 
 
-def test_a_verifiers_release_other_than_04_is_refused(monkeypatch):
-    import verifiers
-    from planshape.adapters.verifiers.version import UnsupportedVerifiers, check_version
+def test_a_verifiers_release_other_than_04_is_refused():
+    from planshape.adapters.verifiers.version import check_version
+    from planshape.shaping.facade import UnsupportedRelease
 
     assert check_version().startswith("0.4.")
-    monkeypatch.setattr(verifiers, "__version__", "0.5.0")
-    with pytest.raises(UnsupportedVerifiers, match="pip install 'verifiers==0.4.0'"):
-        check_version()
+    with pytest.raises(UnsupportedRelease, match="pip install 'verifiers==0.4.0'"):
+        check_version("0.5.0")
 
 
 def vf_eval(tmp: Path, rows: list[dict], turns: dict, database: Path, extra: str = "") -> dict[str, dict]:
