@@ -20,12 +20,13 @@ def _prepare_data(args: argparse.Namespace) -> int:
 
 
 def _check(args: argparse.Namespace) -> int:
+    from planshape.shaping.facade import UnsupportedRelease
+
     from .check import check_launch
-    from .version import UnsupportedTRL
 
     try:
         report = check_launch(args.config, args.max_steps)
-    except UnsupportedTRL as exc:  # a user error: one line, exit 2, like the other commands
+    except UnsupportedRelease as exc:  # a user error: one line, exit 2, like the other commands
         raise ValueError(str(exc)) from None
     return report.emit("planshape trl check")
 
