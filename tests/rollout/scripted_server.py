@@ -7,7 +7,9 @@ error ``{"status": 500}`` / ``{"status": 429}``, ``{"hang": seconds}`` (sleep, t
 ``{"raw": text}`` (a body that is not JSON). The rollout's start-up request (``client.PROBE``) is answered
 "OK" without the script and counted in ``probes``, not ``completions``. ``tool_parser=False`` acts as a vLLM
 started without ``--enable-auto-tool-choice --tool-call-parser``: a request with ``tools`` gets its HTTP 400.
-``latency`` is added to every completion (an ``asyncio.sleep``:
+A request with ``"stream": true`` is answered as a server-sent event stream (one delta chunk, a finish chunk
+with the usage, ``[DONE]``), as verifiers' interception server asks for it. ``latency`` is added to every
+completion (an ``asyncio.sleep``:
 the requests in flight wait side by side, as on a serving engine), varied by up to ``jitter`` of itself. The
 server measures its own time per completion (handler entered to reply built), which ``bench_rollout``
 compares with what the client sees.
@@ -117,6 +119,8 @@ class ScriptedServer:
         if calls:
             message["tool_calls"] = calls
         tokens = action.get("completion_tokens", 10)
+        if body.get("stream"):
+            return await self._stream(request, message, calls, tokens, start)
         reply = web.json_response({
             "id": "chatcmpl-scripted", "object": "chat.completion", "created": 0, "model": self.model,
             "choices": [{"index": 0, "message": message, "finish_reason": "tool_calls" if calls else "stop"}],
@@ -124,6 +128,26 @@ class ScriptedServer:
         self.completions += 1
         self.server_seconds += time.perf_counter() - start
         return reply
+
+
+    async def _stream(self, request: web.Request, message: dict[str, Any], calls: list[dict[str, Any]], tokens: int,
+                      start: float) -> web.StreamResponse:
+        head = {"id": "chatcmpl-scripted", "object": "chat.completion.chunk", "created": 0, "model": self.model}
+        delta: dict[str, Any] = {"role": "assistant", "content": message["content"]}
+        if calls:
+            delta["tool_calls"] = [{"index": i, **c} for i, c in enumerate(calls)]
+        events = [{**head, "choices": [{"index": 0, "delta": delta, "finish_reason": None}]},
+                  {**head, "choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls" if calls else "stop"}],
+                   "usage": {"prompt_tokens": 100, "completion_tokens": tokens, "total_tokens": 100 + tokens}}]
+        response = web.StreamResponse(headers={"Content-Type": "text/event-stream"})
+        await response.prepare(request)
+        for event in events:
+            await response.write(f"data: {json.dumps(event)}\n\n".encode())
+        await response.write(b"data: [DONE]\n\n")
+        await response.write_eof()
+        self.completions += 1
+        self.server_seconds += time.perf_counter() - start
+        return response
 
 
 def _demo(port: int) -> None:
