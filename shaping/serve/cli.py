@@ -1,0 +1,131 @@
+"""``planshape serve``: the reward server (aiohttp here, or Ray Serve replicas with ``--ray``)."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+from typing import TYPE_CHECKING, Any
+
+from rich.console import Console
+
+if TYPE_CHECKING:
+    from planshape.shaping import Shaper
+
+DEFAULT_PORT = 8000
+DEFAULT_RESOURCE = "planshape_cpu"
+
+
+def serve_shaper(config: str, workers: int | None) -> Shaper:
+    """The server's ``Shaper``: the config file with ``--workers`` on top (default: the config's, at least 1,
+    so that a stuck sample's process can be stopped). Opens the database and starts the workers now, so a
+    configuration mistake stops the server before it listens."""
+    from planshape.shaping import Shaper, ShapingConfig
+    from planshape.shaping.config import as_mapping
+
+    settings: dict[str, Any] = dict(as_mapping(config))
+    settings.setdefault("total_steps", 1)  # the α horizon: no advantages are computed here
+    settings["workers"] = workers if workers is not None else max(1, int(settings.get("workers") or 0))
+    shaper = Shaper(ShapingConfig.from_mapping(settings))
+    if shaper.estimator_only:
+        raise ValueError(f"{config}: this config has no database, so there is nothing to score; add database:")
+    shaper.scorer  # noqa: B018 - opens the database now
+    if shaper.config.workers > 0:
+        from planshape.shaping.scoring_pool import PoolError
+
+        try:
+            shaper.pool  # noqa: B018 - starts the workers now
+        except PoolError as exc:
+            raise ValueError(str(exc)) from None
+    return shaper
+
+
+def check_step(shaper: Shaper, step: int | None) -> int:
+    """The step of requests that carry none: ``--step``; required for a staged schedule, since OpenRLHF, slime
+    and NeMo Gym send no step and the run would otherwise stay in the first stage without saying so."""
+    if step is not None:
+        if step < 0:
+            raise ValueError(f"--step must be >= 0 (optimizer steps completed), got {step}")
+        return step
+    if shaper.staged:
+        stages = ", ".join(f"{s['name']} from step {s['from_step']}" for s in shaper.describe()["stages"])
+        raise ValueError(f"schedule {shaper.config.schedule!r} has stages ({stages}), but OpenRLHF, slime and NeMo "
+                         "Gym send no step: give --step N, the step scored when a request names none (planshape's "
+                         "VERL and TRL clients send theirs), or serve a one-stage schedule (stage1, stage2, stage3)")
+    return 0
+
+
+def _serve(args: argparse.Namespace) -> int:
+    from planshape.shaping.rollout.cli import need
+
+    need("aiohttp", "serve")
+    need("prometheus_client", "serve")
+    from .auth import Guard, networks, read_token
+    from .limits import MB, Limits
+
+    console = Console(stderr=True)
+    token = read_token(args.token_file) if args.token_file else None
+    guard = Guard.for_bind(args.host, token, networks(args.allow))
+    limits = Limits(int(args.max_body_mb * MB), args.max_samples)
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    prefix = "/t/<token>" if token else ""
+    if args.ray:
+        from .ray_deployment import deploy
+
+        resources = _resources(args.resource)
+        shaper = serve_shaper(args.config, args.workers if args.workers is not None else 0)
+        step = check_step(shaper, args.step)
+        shaper.close()
+        console.print(f"planshape serve: {args.replicas} Ray Serve replica(s), each asking for {resources}, at "
+                      f"http://{args.host}:{args.port}{prefix}/get_reward (and /reward, /verify, /health, /metrics)")
+        deploy(args.config, guard, limits, step, args.replicas, resources, args.host, args.port, args.ray_address,
+               args.workers if args.workers is not None else 0, blocking=True)
+        return 0
+    from .app import run
+    from .routes import Service
+
+    shaper = serve_shaper(args.config, args.workers)
+    step = check_step(shaper, args.step)
+    console.print(f"planshape serve: {shaper.config.workers} scoring worker(s) at "
+                  f"http://{args.host}:{args.port}{prefix}/get_reward (and /reward, /verify, /health, /metrics)")
+    run(Service(shaper, guard, limits, step), args.host, args.port)
+    return 0
+
+
+def _resources(specs: list[str]) -> dict[str, float]:
+    out: dict[str, float] = {}
+    for spec in specs or [f"{DEFAULT_RESOURCE}=1"]:
+        name, sep, amount = spec.partition("=")
+        try:
+            value = float(amount) if sep else 1.0
+        except ValueError:
+            value = -1.0
+        if not name or value <= 0:
+            raise ValueError(f"--resource {spec!r}: write NAME=AMOUNT, e.g. {DEFAULT_RESOURCE}=1")
+        out[name] = value
+    return out
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    sv = sub.add_parser("serve", help="the reward server: OpenRLHF /get_reward, slime /reward, NeMo Gym /verify, on "
+                                      "a pool of scoring processes (or Ray Serve replicas with --ray)")
+    sv.add_argument("--config", required=True, help="the run's planshape config (file or inline YAML/JSON)")
+    sv.add_argument("--host", default="127.0.0.1", help="bind address (default 127.0.0.1; any other needs "
+                    "--token-file or --allow)")
+    sv.add_argument("--port", type=int, default=DEFAULT_PORT, help=f"port (default {DEFAULT_PORT})")
+    sv.add_argument("--token-file", help="a file holding the token clients must send (Authorization: Bearer, a "
+                    "/t/TOKEN/ path prefix, or ?token=); at least 16 characters, mode 600")
+    sv.add_argument("--allow", action="append", default=[], metavar="CIDR",
+                    help="a client network allowed in (repeatable), e.g. 10.0.0.0/8")
+    sv.add_argument("--workers", type=int, help="scoring processes (default: the config's workers, at least 1; "
+                    "with --ray, per replica, default 0: in the replica)")
+    sv.add_argument("--step", type=int, help="the step scored when a request names none (OpenRLHF, slime and NeMo "
+                    "Gym send none); required for a staged schedule (default 0)")
+    sv.add_argument("--max-body-mb", type=float, default=64.0, help="largest request body (default 64 MB)")
+    sv.add_argument("--max-samples", type=int, default=4096, help="most samples in one request (default 4096)")
+    sv.add_argument("--ray", action="store_true", help="run as a Ray Serve deployment (pip install 'planshape[ray]')")
+    sv.add_argument("--replicas", type=int, default=1, help="Ray Serve replicas (with --ray; default 1)")
+    sv.add_argument("--resource", action="append", default=[], metavar="NAME=AMOUNT",
+                    help=f"a custom Ray resource each replica asks for (default {DEFAULT_RESOURCE}=1: start the CPU "
+                    f"nodes with ray start --resources '{{\"{DEFAULT_RESOURCE}\": N}}')")
+    sv.add_argument("--ray-address", default="auto", help="the Ray cluster to join (default auto)")
+    sv.set_defaults(func=_serve)
