@@ -31,7 +31,8 @@ async def _handle(request: web.Request) -> web.Response:
         async for chunk in request.content.iter_chunked(1 << 16):
             size += len(chunk)
             if size > limit:  # a body sent without Content-Length (chunked) stops here
-                raise BadRequest(f"the body is over {limit} bytes, the most this server takes (--max-body-mb)", 413)
+                raise BadRequest(f"the body is over {limit} bytes; this server takes at most {limit} "
+                                 "(--max-body-mb)", 413)
             chunks.append(chunk)
         return b"".join(chunks)
 
