@@ -15,7 +15,7 @@ DEFAULT_PORT = 8000
 DEFAULT_RESOURCE = "planshape_cpu"
 
 
-def serve_shaper(config: str, workers: int | None) -> Shaper:
+def serve_shaper(config: Any, workers: int | None) -> Shaper:
     """The server's ``Shaper``: the config file with ``--workers`` on top (default: the config's, at least 1,
     so that a stuck sample's process can be stopped). Opens the database and starts the workers now, so a
     configuration mistake stops the server before it listens."""
@@ -27,7 +27,7 @@ def serve_shaper(config: str, workers: int | None) -> Shaper:
     settings["workers"] = workers if workers is not None else max(1, int(settings.get("workers") or 0))
     shaper = Shaper(ShapingConfig.from_mapping(settings))
     if shaper.estimator_only:
-        raise ValueError(f"{config}: this config has no database, so there is nothing to score; add database:")
+        raise ValueError("this planshape config has no database, so there is nothing to score; add database:")
     shaper.scorer  # noqa: B018 - opens the database now
     if shaper.config.workers > 0:
         from planshape.shaping.scoring_pool import PoolError
@@ -77,7 +77,10 @@ def _serve(args: argparse.Namespace) -> int:
         shaper.close()
         console.print(f"planshape serve: {args.replicas} Ray Serve replica(s), each asking for {resources}, at "
                       f"http://{args.host}:{args.port}{prefix}/get_reward (and /reward, /verify, /health, /metrics)")
-        deploy(args.config, guard, limits, step, args.replicas, resources, args.host, args.port, args.ray_address,
+        from planshape.shaping.config import as_mapping
+
+        settings = dict(as_mapping(args.config))  # the replicas get the settings, not a file they may not have
+        deploy(settings, guard, limits, step, args.replicas, resources, args.host, args.port, args.ray_address,
                args.workers if args.workers is not None else 0, blocking=True)
         return 0
     from .app import run

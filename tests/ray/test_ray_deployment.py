@@ -1,0 +1,79 @@
+"""``planshape serve --ray``: Ray Serve replicas on a local Ray instance (CPU only) that ask for the custom
+resource, answer the same wire formats behind Ray's proxy, and score exactly as the in-process facade. Runs in
+.venv-ray (``bash scripts/test.sh ray``)."""
+
+from __future__ import annotations
+
+import secrets
+import time
+
+import pytest
+
+ray = pytest.importorskip("ray", reason="the Ray Serve suite runs in .venv-ray (bash scripts/test.sh ray)")
+serve = pytest.importorskip("ray.serve")
+
+from planshape.shaping.serve.auth import Guard  # noqa: E402
+from planshape.shaping.serve.limits import Limits  # noqa: E402
+from planshape.shaping.serve.ray_deployment import deploy  # noqa: E402
+
+from tests.serve.conftest import gold, shaper  # noqa: E402, F401 - fixtures
+from tests.serve.server import free_port, get, nemo_response, nemo_row, post, slime_payload  # noqa: E402
+
+RESOURCE = "planshape_cpu"
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    """A local Ray instance whose one node offers 2 planshape_cpu (as a CPU node group would)."""
+    ray.init(num_cpus=2, resources={RESOURCE: 2}, include_dashboard=False, object_store_memory=100 * 2**20,
+             log_to_driver=False)
+    yield
+    serve.shutdown()
+    ray.shutdown()
+
+
+def _wait(url: str, timeout_s: float = 180) -> None:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        try:
+            if get(url + "/health")[0] == 200:
+                return
+        except OSError:
+            pass
+        time.sleep(0.5)
+    raise RuntimeError("the Ray Serve app did not answer /health")
+
+
+def test_replicas_on_the_custom_resource_score_as_the_facade(cluster, gold, shaper):
+    token = secrets.token_urlsafe(24)
+    port = free_port()
+    deploy(gold.config, Guard(token), Limits(), 0, 2, {RESOURCE: 1}, "127.0.0.1", port, ray_address=None)
+    url = f"http://127.0.0.1:{port}"
+    _wait(url)
+    handle = serve.get_app_handle("planshape")
+    seen = {}
+    for _ in range(40):  # requests spread over the replicas: each says what Ray assigned it
+        where = handle.placement.remote().result()
+        seen[where["replica"]] = where["resources"]
+        if len(seen) == 2:
+            break
+    assert len(seen) == 2 and all(r.get(RESOURCE) == 1.0 for r in seen.values()), seen
+    assert ray.available_resources().get(RESOURCE, 0.0) == 0.0  # both units held by the replicas
+
+    body = {"query": [gold.query(i) for i in range(45)], "prompts": gold.prompts, "labels": gold.labels}
+    assert post(url + "/get_reward", body)[0] == 401  # the guard holds behind Ray's proxy too
+    status, reply = post(url + f"/t/{token}/get_reward", body)
+    expected = shaper.score_batch([gold.answers[i] + "<|im_end|>" for i in range(45)], gold.labels, 0)
+    assert status == 200 and reply["rewards"] == [s.reward for s in expected] == [shaper.max_reward(0)] * 45
+    assert reply["extra_logs"] == shaper.metric_columns(expected)
+    for i in range(0, 45, 5):  # slime and NeMo Gym, one sample per request, spread over the replicas
+        status, one = post(url + f"/reward?token={token}", slime_payload(gold.prompts[i], gold.answers[i],
+                                                                         gold.labels[i]))
+        assert status == 200 and one["reward"] == expected[i].reward and one["components"] == expected[i].components
+        row = nemo_row(gold.records[i], gold.messages[i], i)
+        status, verified = post(url + "/verify", {**row, "response": nemo_response(gold.answers[i])},
+                                {"Authorization": f"Bearer {token}"})
+        assert status == 200 and verified["reward"] == expected[i].reward
+        assert verified["responses_create_params"] == row["responses_create_params"]
+    status, bad = post(url + f"/t/{token}/get_reward", {"query": ["x"], "prompts": []})
+    assert status == 400 and "labels" in bad["error"]
