@@ -4,6 +4,7 @@ resource, answer the same wire formats behind Ray's proxy, and score exactly as 
 
 from __future__ import annotations
 
+import os
 import secrets
 import time
 
@@ -16,7 +17,6 @@ from planshape.shaping.serve.auth import Guard  # noqa: E402
 from planshape.shaping.serve.limits import Limits  # noqa: E402
 from planshape.shaping.serve.ray_deployment import deploy  # noqa: E402
 
-from tests.serve.conftest import gold, shaper  # noqa: E402, F401 - fixtures
 from tests.serve.server import free_port, get, nemo_response, nemo_row, post, slime_payload  # noqa: E402
 
 RESOURCE = "planshape_cpu"
@@ -25,6 +25,7 @@ RESOURCE = "planshape_cpu"
 @pytest.fixture(scope="module")
 def cluster():
     """A local Ray instance whose one node offers 2 planshape_cpu (as a CPU node group would)."""
+    os.environ.setdefault("RAY_raylet_start_wait_time_s", "300")  # a loaded 2-core CI machine starts slowly
     ray.init(num_cpus=2, resources={RESOURCE: 2}, include_dashboard=False, object_store_memory=100 * 2**20,
              log_to_driver=False)
     yield
