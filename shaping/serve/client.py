@@ -63,31 +63,22 @@ class RewardClient:
             except OSError as exc:
                 raise ServerError(f"token_file {self.token_file}: {exc.strerror or exc}") from None
         self._headers = {"Authorization": f"Bearer {token}"} if token else {}
-        self._session: aiohttp.ClientSession | None = None
-        self._loop: asyncio.AbstractEventLoop | None = None
         self.metric_names: tuple[str, ...] = ()
 
     def _new_session(self) -> aiohttp.ClientSession:
+        """A session per call (a batch, or one sample): nothing is left open on a trainer's event loop."""
         return aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=64), headers=self._headers,
                                      timeout=aiohttp.ClientTimeout(total=self.timeout_s))
-
-    def _client(self) -> aiohttp.ClientSession:
-        """The keep-alive session of this event loop, for one-sample calls (VERL's reward loop keeps its loop)."""
-        loop = asyncio.get_running_loop()
-        if self._session is None or self._session.closed or self._loop is not loop:
-            self._session = self._new_session()
-            self._loop = loop
-        return self._session
 
     async def start(self) -> None:
         """Reach the server once (an empty batch): learn its metric names; a mistake raises ``ServerError``."""
         if not self.metric_names:
-            await self._start(self._client())
+            async with self._new_session() as session:
+                await self._start(session)
 
     async def _start(self, session: aiohttp.ClientSession) -> None:
         try:
-            async with session.post(self.url + "/get_reward",
-                                           json={"query": [], "prompts": [], "labels": []}) as reply:
+            async with session.post(self.url + "/get_reward", json={"query": [], "prompts": [], "labels": []}) as reply:
                 body = await reply.json(content_type=None)
                 status = reply.status
         except (aiohttp.ClientError, asyncio.TimeoutError, ValueError) as exc:
@@ -102,8 +93,11 @@ class RewardClient:
     async def score(self, text: str, label: Any, step: int | None,
                     session: aiohttp.ClientSession | None = None) -> Scored:
         """One sample: the server's score, or after every try a failing one (``timeout`` / ``error``)."""
-        await self.start()
-        session = session or self._client()
+        if session is None:  # one sample on its own (VERL calls once per trajectory): a session for the call
+            async with self._new_session() as session:
+                return await self.score(text, label, step, session)
+        if not self.metric_names:
+            await self._start(session)
         payload = {"prompt": "", "response": text, "label": label, "step": step}
         why, kind = "", ERROR
         for attempt in range(self.retries + 1):
@@ -137,10 +131,6 @@ class RewardClient:
         if metric_name(FAILURE + kind) in metrics:
             metrics[metric_name(FAILURE + kind)] = 1.0
         return Scored(0.0, False, kind, reason, metrics)
-
-    async def close(self) -> None:
-        if self._session is not None and not self._session.closed:
-            await self._session.close()
 
 
 def _scored(body: Any) -> Scored:
