@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
@@ -22,12 +23,16 @@ def serve_shaper(config: Any, workers: int | None) -> Shaper:
     from planshape.shaping import Shaper, ShapingConfig
     from planshape.shaping.config import as_mapping
 
-    settings: dict[str, Any] = dict(as_mapping(config))
+    source = as_mapping(config)
+    if not isinstance(source, Mapping):
+        raise ValueError(f"--config must hold a planshape config (a mapping), got {type(source).__name__}")
+    if not source.get("database"):
+        raise ValueError("the planshape config has no database, so there is nothing to serve: add database: (the "
+                         "TravelPlanner database directory or store file on this machine)")
+    settings: dict[str, Any] = dict(source)
     settings.setdefault("total_steps", 1)  # the α horizon: no advantages are computed here
     settings["workers"] = workers if workers is not None else max(1, int(settings.get("workers") or 0))
     shaper = Shaper(ShapingConfig.from_mapping(settings))
-    if shaper.estimator_only:
-        raise ValueError("this planshape config has no database, so there is nothing to score; add database:")
     shaper.scorer  # noqa: B018 - opens the database now
     if shaper.config.workers > 0:
         from planshape.shaping.scoring_pool import PoolError
