@@ -16,10 +16,11 @@ DEFAULT_PORT = 8000
 DEFAULT_RESOURCE = "planshape_cpu"
 
 
-def serve_shaper(config: Any, workers: int | None) -> Shaper:
+def serve_shaper(config: Any, workers: int | None, open_now: bool = True) -> Shaper:
     """The server's ``Shaper``: the config file with ``--workers`` on top (default: the config's, at least 1,
-    so that a stuck sample's process can be stopped). Opens the database and starts the workers now, so a
-    configuration mistake stops the server before it listens."""
+    so that a stuck sample's process can be stopped). With ``open_now`` it opens the database and starts the
+    workers now, so a configuration mistake stops the server before it listens (``--ray`` checks the settings
+    only: the database is opened by each replica, on its own node)."""
     from planshape.shaping import Shaper, ShapingConfig
     from planshape.shaping.config import as_mapping
 
@@ -33,6 +34,8 @@ def serve_shaper(config: Any, workers: int | None) -> Shaper:
     settings.setdefault("total_steps", 1)  # the α horizon: no advantages are computed here
     settings["workers"] = workers if workers is not None else max(1, int(settings.get("workers") or 0))
     shaper = Shaper(ShapingConfig.from_mapping(settings))
+    if not open_now:
+        return shaper
     shaper.scorer  # noqa: B018 - opens the database now
     if shaper.config.workers > 0:
         from planshape.shaping.scoring_pool import PoolError
@@ -77,9 +80,7 @@ def _serve(args: argparse.Namespace) -> int:
         from .ray_deployment import deploy
 
         resources = _resources(args.resource)
-        shaper = serve_shaper(args.config, args.workers if args.workers is not None else 0)
-        step = check_step(shaper, args.step)
-        shaper.close()
+        step = check_step(serve_shaper(args.config, args.workers if args.workers is not None else 0, False), args.step)
         console.print(f"planshape serve: {args.replicas} Ray Serve replica(s), each asking for {resources}, at "
                       f"http://{args.host}:{args.port}{prefix}/get_reward (and /reward, /verify, /health, /metrics)")
         from planshape.shaping.config import as_mapping

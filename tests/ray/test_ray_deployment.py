@@ -4,8 +4,11 @@ resource, answer the same wire formats behind Ray's proxy, and score exactly as 
 
 from __future__ import annotations
 
+import json
 import os
 import secrets
+import subprocess
+import sys
 import time
 
 import pytest
@@ -24,13 +27,36 @@ RESOURCE = "planshape_cpu"
 
 @pytest.fixture(scope="module")
 def cluster():
-    """A local Ray instance whose one node offers 2 planshape_cpu (as a CPU node group would)."""
+    """A local Ray instance whose one node offers 2 planshape_cpu (as a CPU node group would), and the port
+    Serve's proxy will take (the first deployment fixes it for the instance)."""
     os.environ.setdefault("RAY_raylet_start_wait_time_s", "300")  # a loaded 2-core CI machine starts slowly
-    ray.init(num_cpus=2, resources={RESOURCE: 2}, include_dashboard=False, object_store_memory=100 * 2**20,
-             log_to_driver=False)
-    yield
+    context = ray.init(num_cpus=2, resources={RESOURCE: 2}, include_dashboard=False,
+                       object_store_memory=100 * 2**20, log_to_driver=False)
+    yield context.address_info["gcs_address"], free_port()
     serve.shutdown()
     ray.shutdown()
+
+
+def test_the_command_line_deploys_on_a_running_cluster(cluster, gold, shaper, tmp_path):
+    """``planshape serve --ray`` joins the cluster at --ray-address, deploys, and serves until stopped."""
+    address, port = cluster
+    config = tmp_path / "planshape.json"
+    config.write_text(json.dumps(gold.config))
+    log = (tmp_path / "serve.log").open("wb")
+    command = subprocess.Popen([sys.executable, "-m", "planshape.shaping.cli", "serve", "--config", str(config),
+                                "--ray", "--replicas", "1", "--ray-address", address, "--port", str(port), "--step",
+                                "0"], stdout=log, stderr=subprocess.STDOUT)
+    try:
+        _wait(f"http://127.0.0.1:{port}")
+        reply = post(f"http://127.0.0.1:{port}/get_reward", {"query": [gold.query(0)], "prompts": [gold.prompts[0]],
+                                                             "labels": [gold.labels[0]]})[1]
+        assert reply["rewards"] == [shaper.max_reward(0)]
+        assert command.poll() is None  # it blocks, serving, until stopped
+    finally:
+        command.terminate()
+        command.wait(60)
+        log.close()
+    serve.delete("planshape")
 
 
 def _wait(url: str, timeout_s: float = 180) -> None:
@@ -47,7 +73,7 @@ def _wait(url: str, timeout_s: float = 180) -> None:
 
 def test_replicas_on_the_custom_resource_score_as_the_facade(cluster, gold, shaper):
     token = secrets.token_urlsafe(24)
-    port = free_port()
+    _, port = cluster
     deploy(gold.config, Guard(token), Limits(), 0, 2, {RESOURCE: 1}, "127.0.0.1", port, ray_address=None)
     url = f"http://127.0.0.1:{port}"
     _wait(url)
