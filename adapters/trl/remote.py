@@ -15,8 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from planshape.shaping.facade import PASSED, Shaper
-from planshape.shaping.serve.client import RewardClient
+from planshape.shaping.facade import PASSED, RewardClient, Shaper
 
 from .reward import FAILURE_COLUMN, QUERY_COLUMN, REASON_COLUMN, PlanshapeReward, final_turn
 

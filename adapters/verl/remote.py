@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from functools import lru_cache
 from typing import Any
 
-from planshape.shaping.serve.client import RewardClient
+from planshape.shaping.facade import RewardClient
 
 from .reward import final_turn, row_step
 

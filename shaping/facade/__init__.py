@@ -35,5 +35,16 @@ __all__ = [
     "MAX_TEXT_CALLS", "NO_ANSWER", "PASSED", "PREFIX", "ConfigError", "Report", "SampleScore", "Shaper",
     "ShapingConfig", "TokenAdvantages", "UnsupportedRelease", "add_check_arguments", "add_data_arguments",
     "add_split_arguments", "as_mapping", "check_database", "check_shaper", "data_shaper", "hookimpl", "metric_name",
-    "parse_tool_calls", "print_written", "read_all_queries", "tool_responses",
+    "parse_tool_calls", "print_written", "read_all_queries", "tool_responses", "RewardClient", "ServerError",
 ]
+
+_REMOTE = ("RewardClient", "ServerError")
+
+
+def __getattr__(name: str):
+    """The client of a ``planshape serve`` (``serve.client``), loaded on first use: it needs aiohttp."""
+    if name in _REMOTE:
+        from ..serve import client
+
+        return getattr(client, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

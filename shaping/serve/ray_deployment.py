@@ -27,8 +27,8 @@ def _deployment_class() -> Any:
         """One replica: a ``Service`` over this replica's ``Shaper``."""
 
         def __init__(self, config: Any, guard: Guard, limits: Limits, step: int, workers: int) -> None:
-            from .cli import serve_shaper
             from .routes import Service
+            from .startup import serve_shaper
 
             self.service = Service(serve_shaper(config, workers), guard, limits, step)
 
