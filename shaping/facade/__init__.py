@@ -24,7 +24,7 @@ from ..config import ConfigError, ShapingConfig, as_mapping
 from ..hookspecs import hookimpl
 from ..observe.metric_names import PREFIX, metric_name
 from ..scores import SampleScore, TokenAdvantages
-from .agent import MAX_TEXT_CALLS, parse_tool_calls, tool_responses
+from .agent import MAX_TEXT_CALLS, TextCall, parse_tool_calls, tool_responses
 from .arguments import add_check_arguments, add_data_arguments, add_split_arguments, data_shaper, print_written
 from .preflight import Report, check_database, check_shaper
 from .queries import read_all_queries
@@ -33,7 +33,7 @@ from .shaper import Shaper
 
 __all__ = [
     "MAX_TEXT_CALLS", "NO_ANSWER", "PASSED", "PREFIX", "ConfigError", "Report", "SampleScore", "Shaper",
-    "ShapingConfig", "TokenAdvantages", "UnsupportedRelease", "add_check_arguments", "add_data_arguments",
+    "ShapingConfig", "TextCall", "TokenAdvantages", "UnsupportedRelease", "add_check_arguments", "add_data_arguments",
     "add_split_arguments", "as_mapping", "check_database", "check_shaper", "data_shaper", "hookimpl", "metric_name",
     "parse_tool_calls", "print_written", "read_all_queries", "tool_responses", "RewardClient", "ServerError",
 ]
