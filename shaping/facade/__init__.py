@@ -25,7 +25,7 @@ from ..config import ConfigError, ShapingConfig, as_mapping
 from ..hookspecs import hookimpl
 from ..observe.metric_names import PREFIX, metric_name
 from ..scores import SampleScore, TokenAdvantages
-from .agent import MAX_TEXT_CALLS, TextCall, parse_tool_calls, tool_responses
+from .agent import MAX_TEXT_CALLS, TextCall, parse_tool_calls, response_text, tool_responses
 from .arguments import add_check_arguments, add_data_arguments, add_split_arguments, data_shaper, print_written
 from .environment import MAX_TURNS, SPLITS, Episode, episode_records, shared_shaper, tool_function
 from .preflight import Report, check_database, check_shaper
@@ -38,7 +38,8 @@ __all__ = [
     "RewardClient", "SampleScore", "ServerError", "Shaper", "ShapingConfig", "TextCall", "TokenAdvantages",
     "UnsupportedRelease", "add_check_arguments", "add_data_arguments", "add_split_arguments", "as_mapping",
     "check_database", "check_shaper", "data_shaper", "episode_records", "hookimpl", "metric_name",
-    "parse_tool_calls", "print_written", "read_all_queries", "shared_shaper", "tool_function", "tool_responses",
+    "parse_tool_calls", "print_written", "read_all_queries", "response_text", "shared_shaper", "tool_function",
+    "tool_responses",
 ]
 
 _REMOTE = ("RewardClient", "ServerError")

@@ -21,7 +21,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..facade import SampleScore, Shaper
+from ..facade import SampleScore, Shaper, response_text
 
 
 class BadRequest(Exception):
@@ -49,12 +49,6 @@ def request_step(body: Mapping[str, Any]) -> int | None:
         return Shaper.trainer_step(body["step"], "step")
     except ValueError as exc:
         raise BadRequest(str(exc)) from None
-
-
-def response_text(query: str, prompt: Any) -> str:
-    """The model's part of OpenRLHF's ``query`` (prompt + response as decoded): decoding need not give the
-    prompt back byte for byte, so the whole query is scored when the prompt is not a prefix of it."""
-    return query[len(prompt):] if isinstance(prompt, str) and query.startswith(prompt) else query
 
 
 def _list(body: Mapping[str, Any], key: str, limit: int) -> list[Any]:
