@@ -1,0 +1,165 @@
+"""Strict Q19: each day of a plan as a ``timeline.Day`` built from the database's own times, the clock
+carried from day to day, and the first day no schedule fits.
+
+Times come from the rows the plan names, never from its text: a flight's departure and arrival (an arrival
+earlier than the departure is the next day), a ground leg's duration in the distance table, the distance
+table's duration to a stay day's day-trip city (and back). A day starts when the day before ended (its last
+item, or its arrival): a flight landing after midnight, or a drive running into the night, delays the next
+day; and a drive may leave as soon as the day before has ended (the evening before), but not before the
+trip's first day at 00:00. A day whose transport the database cannot time (no row, not a canonical
+string, several modes) is left to Within Sandbox, and the next day starts afresh. Items in a city the day
+cannot reach (another rule's failure: Q1, Q12, Q20) are not timed, so each rule names its own failure.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from .text import clock_minutes, duration_minutes, modes_named, parse_transport
+from .timeline import Day, Item, Move, Schedule, clock, conflict, end_of_day, solve
+from .trip import Trip
+from .whereabouts import day_trip_cities
+
+
+@dataclass(frozen=True)
+class TimedDay:
+    """One day's timeline: the ``Day`` solved, and its schedule, or why none fits (``day`` None: not timed)."""
+
+    number: int
+    day: Day | None
+    schedule: Schedule | None
+    failure: str | None
+    note: str = ""
+
+
+def timeline_failure(trip: Trip) -> str | None:
+    """The first day that no schedule fits, with the items and times that conflict (None: every day fits)."""
+    ended = 0  # when the day before was over, in minutes after this day's midnight
+    for i, unit in enumerate(trip.days):
+        day = _day(trip, i, unit, ended)
+        if day.__class__ is str:
+            ended = 0
+            continue
+        end = end_of_day(day)
+        if end is None:
+            return trip_timeline(trip)[-1].failure  # again, with the schedules the reason names
+        ended = end - 1440
+    return None
+
+
+def trip_timeline(trip: Trip) -> list[TimedDay]:
+    """Every day's timeline with the schedule found, up to and including the first day none fits."""
+    out: list[TimedDay] = []
+    ended = 0
+    for i, unit in enumerate(trip.days):
+        day = _day(trip, i, unit, ended)
+        if day.__class__ is str:
+            out.append(TimedDay(i + 1, None, None, None, day))
+            ended = 0
+            continue
+        schedule = solve(day)
+        end = None if schedule is None else schedule.end
+        if end is None:
+            day = day._replace(since=_since(out))
+            out.append(TimedDay(i + 1, day, None, conflict(day)))
+            return out
+        out.append(TimedDay(i + 1, day, schedule, None))
+        ended = end - 1440
+    return out
+
+
+def _since(before: list[TimedDay]) -> str:
+    """Why a day starts when it does: the day before's end (read again, for a failure's reason only)."""
+    if not before:
+        return "the trip's first day"
+    last = before[-1]
+    if last.day is None:
+        return f"day {last.number} is not timed"
+    schedule = last.schedule
+    if schedule is None:  # not reached: the day before fitted
+        return f"day {last.number}"
+    step = f", after {schedule.steps[-1].what}" if schedule.steps else ""
+    return f"day {last.number} is over at {clock(schedule.end)}{step}"
+
+
+def _day(trip: Trip, i: int, unit: Any, ended: int) -> Day | str:
+    """Day ``i`` to schedule, from ``ended`` (when the day before was over), or why it is not timed."""
+    if unit.__class__ is not dict or unit.get("current_city").__class__ is not str:
+        return "no current city"
+    text = unit["current_city"]
+    items = _items(trip, unit)
+    if "from" in text:
+        origin, destination = trip.route(text)
+        move = _transport(trip, i, unit.get("transportation"), origin, destination)
+        if move is None:
+            return "its transport has no row the database times (Within Sandbox judges it)"
+        if move.departs is not None:
+            return Day(i + 1, ended, "", origin, destination, _within(items, (origin, destination)), (move,))
+        back = _ground_minutes(trip, destination, origin)  # a drive or taxi may go back and forth (gold plans do)
+        moves = (move, Move(move.label, destination, origin, move.minutes if back is None else back))
+        return Day(i + 1, ended, "", origin, destination, _within(items, (origin, destination)), moves)
+    city = trip.city(text)
+    away = {it.city for it in items if it.city != city and it.kind == "attraction"}
+    if not away:
+        return Day(i + 1, ended, "", city, city, _within(items, (city,)), ())
+    trips = day_trip_cities(trip, city, away)
+    moves = tuple(m for there, there_min, back_min in trips
+                  for m in (Move("a day trip", city, there, there_min), Move("a day trip", there, city, back_min)))
+    return Day(i + 1, ended, "", city, city, _within(items, (city, *(t[0] for t in trips))), moves)
+
+
+def _within(items: list[Item], cities: tuple[str, ...]) -> tuple[Item, ...]:
+    """The items the day can reach (another rule fails an item elsewhere: Q1, Q12, Q20)."""
+    return tuple(it for it in items if it.city in cities)
+
+
+def _items(trip: Trip, unit: dict) -> list[Item]:
+    """The day's meals and sights in the plan's order, each with the city its database row is in."""
+    items = []
+    for key in ("breakfast", "attraction", "lunch", "dinner"):
+        value = unit.get(key)
+        if value.__class__ is not str or not trip.filled(value):
+            continue
+        if key == "attraction":
+            items += [Item(key, text, trip.item_city(text)) for text in trip.items(value)]
+        else:
+            items.append(Item(key, value, trip.item_city(value)))
+    return items
+
+
+def _transport(trip: Trip, i: int, value: Any, origin: str, destination: str) -> Move | None:
+    """The day's move from the database: its flight row's times, or its ground leg's duration."""
+    if not isinstance(value, str) or len(trip.memo.parse(modes_named, value)) != 1:
+        return None
+    fields = trip.memo.parse(parse_transport, value)
+    if fields is None or (trip.city(fields["from"]), trip.city(fields["to"])) != (origin, destination):
+        return None
+    if fields["mode"] == "flight":
+        row = trip.store.flight_on_route(fields["flight_number"], origin, destination, trip.flight_date(i))
+        if row is None:
+            return None
+        dep, arr = clock_minutes(row.dep_time), clock_minutes(row.arr_time)
+        if dep is None or arr is None:
+            return None
+        return Move(f"flight {row.flight_number}", origin, destination, (arr - dep) % 1440, departs=dep)
+    minutes = _ground_minutes(trip, origin, destination)
+    return None if minutes is None else Move(fields["mode"], origin, destination, minutes)
+
+
+def _ground_minutes(trip: Trip, origin: str, destination: str) -> int | None:
+    """The distance table's duration for a leg it can charge (a row with a distance and a duration in hours)."""
+    row = trip.store.distance(origin, destination)
+    if row is None or row.duration is None or row.distance is None or "day" in row.duration:
+        return None
+    return duration_minutes(row.duration)
+
+
+def describe_day(timed: TimedDay) -> list[str]:
+    """A day's timeline as lines: each step of the schedule found, or why none fits."""
+    if timed.day is None:
+        return [f"not timed: {timed.note}"]
+    if timed.schedule is None:
+        return [f"no schedule fits: {timed.failure}"]
+    lines = [f"{clock(s.start)}-{clock(s.end)} {s.what}" for s in timed.schedule.steps]
+    return lines or [f"nothing to schedule (free from {clock(timed.day.start)})"]
