@@ -243,7 +243,7 @@ def is_valid_information_in_current_city(trip: Trip) -> Outcome:
                 return False, _not_in_city(trip, f"The accommodation in day {i + 1} is invalid city choice.", stay,
                                            last)
     if not trip.mode.two_places_at_once and (failure := timeline_failure(trip)):
-        return False, f"No schedule fits {failure} (Q19)."
+        return False, f"No schedule fits {failure}."
     return True, "Every item is in the day's city."
 
 

@@ -40,7 +40,7 @@ class Item(NamedTuple):
     city: str
 
     def __str__(self) -> str:
-        return f"the {self.kind} {self.text.strip()} ({self.city})"
+        return f"the {self.kind} {self.text.strip()}"
 
 
 class Move(NamedTuple):
@@ -283,36 +283,43 @@ def _moved(best: dict, layer: list, ground: list[Move], flight: Move | None) -> 
 
 
 def conflict(day: Day) -> str | None:
-    """Why no schedule fits the day: the first item (in the plan's order) that cannot join those before it,
-    and when it could start at the earliest; None when a schedule fits."""
+    """Why no schedule fits the day (None when one does): the first item, in the plan's order, that cannot
+    join those before it, and when it could start at the earliest, or the move that leaves it no time."""
     if too_many_sights(day.items):
         sights = sum(1 for it in day.items if it.kind == "attraction")
-        return (f"day {day.number}, which names {sights} attractions of {SIGHT_MINUTES} min each: more than "
-                f"{_window('attraction')} holds")
+        return f"{sights} attractions of {SIGHT_MINUTES} min each do not fit in {_window('attraction')}"
     if solve(day) is not None:
         return None
     if solve(day, ()) is None:
-        return f"day {day.number}, which cannot end in {day.night}: {_moves(day)}"
+        return f"it cannot end in {day.night}: {_moves(day, None)}"
     fitted: list[Item] = []
     for item in day.items:
         if solve(day, (*fitted, item)) is None:
-            return f"day {day.number}: {_why(day, fitted, item)}"
+            return _why(day, fitted, item)
         fitted.append(item)
-    return f"day {day.number}: no order fits its items"  # not reached: the whole day failed above
+    return "no order fits its items"  # not reached: the whole day failed above
 
 
 def _why(day: Day, fitted: list[Item], item: Item) -> str:
     """Why ``item`` cannot join ``fitted``: when it could start at the earliest, and after what."""
-    what = f"{item} (open {_window(item.kind)}, {MINUTES[item.kind]} min)"
-    with_items = f" with {', '.join(map(str, fitted))}" if fitted else ""
+    what = f"{item} ({_window(item.kind)}, {MINUTES[item.kind]} min) cannot fit"
+    if fitted:
+        what += f" with {', '.join(map(str, fitted))}"
     relaxed = solve(day, (*fitted, item), open_last=True)
-    if relaxed is None:
-        return f"{what} cannot fit{with_items}: {_moves(day)}"
+    if relaxed is None:  # not even late: every way to its city leaves before it opens
+        return f"{what}: {_moves(day, item)}"
     k = next(k for k, s in enumerate(relaxed.steps) if s.item is item)
-    step = relaxed.steps[k]
-    after = f" after {relaxed.steps[k - 1].what} ({clock(relaxed.steps[k - 1].start)}-" \
-            f"{clock(relaxed.steps[k - 1].end)})" if k else f" ({_moves(day)})"
-    return f"{what} cannot fit{with_items}: it could start at {clock(step.start)} at the earliest{after}"
+    if not k:
+        return f"{what}: the day starts at {clock(day.start)}, when {day.since}"
+    return (f"{what}: it could start at {clock(relaxed.steps[k].start)} at the earliest, after "
+            f"{_step(relaxed.steps[k - 1])}")
+
+
+def _step(step: Step) -> str:
+    if step.item is None and step.what.startswith("flight"):
+        return (f"{step.what}, which leaves at {clock(step.start)} and lands at {clock(step.end)} ({LANDING} min "
+                f"to leave the airport)")
+    return f"{step.what} ({clock(step.start)}-{clock(step.end)})"
 
 
 def _window(kind: str) -> str:
@@ -320,13 +327,16 @@ def _window(kind: str) -> str:
     return f"{clock(opens)}-{clock(closes)}"
 
 
-def _moves(day: Day) -> str:
-    parts = [f"the day starts at {clock(day.start)} in {day.city} ({day.since})"]
+def _moves(day: Day, item: Item | None) -> str:
+    """The day's start (when it is later than ``item`` opens) and its moves, with their times."""
+    parts = []
+    if item is None or day.start > WINDOWS[item.kind][0]:
+        parts.append(f"the day starts at {clock(day.start)} in {day.city}, when {day.since}")
     for move in day.moves:
         if move.departs is not None:
-            parts.append(f"{move.label} leaves {move.origin} at {clock(move.departs)} (at the airport {BOARDING} "
-                         f"min before) and lands in {move.destination} at {clock(move.departs + move.minutes)} "
-                         f"(free {LANDING} min later)")
-        else:
+            parts.append(f"{move.label} leaves {move.origin} at {clock(move.departs)} ({BOARDING} min at the airport "
+                         f"before) and lands in {move.destination} at {clock(move.departs + move.minutes)} "
+                         f"({LANDING} min to leave the airport)")
+        elif item is None or move.origin != day.night or move.destination == item.city:
             parts.append(f"{move.label} from {move.origin} to {move.destination} takes {span(move.minutes)}")
     return "; ".join(parts)

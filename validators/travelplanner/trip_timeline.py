@@ -17,9 +17,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from .text import clock_minutes, duration_minutes, modes_named, parse_transport
-from .timeline import Day, Item, Move, Schedule, clock, conflict, end_of_day, solve
+from .timeline import LANDING, Day, Item, Move, Schedule, clock, conflict, end_of_day, solve
 from .trip import Trip
-from .whereabouts import day_trip_cities
+from .whereabouts import day_trip
 
 
 @dataclass(frozen=True)
@@ -34,7 +34,7 @@ class TimedDay:
 
 
 def timeline_failure(trip: Trip) -> str | None:
-    """The first day that no schedule fits, with the items and times that conflict (None: every day fits)."""
+    """The first day no schedule fits, with the items and times that conflict (None: every day fits)."""
     ended = 0  # when the day before was over, in minutes after this day's midnight
     for i, unit in enumerate(trip.days):
         day = _day(trip, i, unit, ended)
@@ -43,7 +43,8 @@ def timeline_failure(trip: Trip) -> str | None:
             continue
         end = end_of_day(day)
         if end is None:
-            return trip_timeline(trip)[-1].failure  # again, with the schedules the reason names
+            timed = trip_timeline(trip)[-1]  # again, with the schedules the reason names
+            return f"day {timed.number} (Q19): {timed.failure}"
         ended = end - 1440
     return None
 
@@ -70,17 +71,20 @@ def trip_timeline(trip: Trip) -> list[TimedDay]:
 
 
 def _since(before: list[TimedDay]) -> str:
-    """Why a day starts when it does: the day before's end (read again, for a failure's reason only)."""
+    """Why a day starts when it does, in its own clock (read again, for a failure's reason only)."""
     if not before:
-        return "the trip's first day"
+        return "the trip starts"
     last = before[-1]
-    if last.day is None:
+    if last.day is None or last.schedule is None:
         return f"day {last.number} is not timed"
-    schedule = last.schedule
-    if schedule is None:  # not reached: the day before fitted
-        return f"day {last.number}"
-    step = f", after {schedule.steps[-1].what}" if schedule.steps else ""
-    return f"day {last.number} is over at {clock(schedule.end)}{step}"
+    steps, end = last.schedule.steps, last.schedule.end - 1440
+    if not steps:
+        return f"day {last.number} is over"
+    step = steps[-1]
+    if step.item is None and step.what.startswith("flight"):
+        return (f"day {last.number}'s {step.what} lands at {clock(step.end - 1440)} ({LANDING} min to leave the "
+                f"airport)")
+    return f"day {last.number} ends with {step.what} at {clock(end)}"
 
 
 def _day(trip: Trip, i: int, unit: Any, ended: int) -> Day | str:
@@ -100,13 +104,13 @@ def _day(trip: Trip, i: int, unit: Any, ended: int) -> Day | str:
         moves = (move, Move(move.label, destination, origin, move.minutes if back is None else back))
         return Day(i + 1, ended, "", origin, destination, _within(items, (origin, destination)), moves)
     city = trip.city(text)
-    away = {it.city for it in items if it.city != city and it.kind == "attraction"}
-    if not away:
+    away = [it.city for it in items if it.city != city and it.kind == "attraction"]
+    trip_to = day_trip(trip, city, list(dict.fromkeys(away))) if away else None
+    if trip_to is None:
         return Day(i + 1, ended, "", city, city, _within(items, (city,)), ())
-    trips = day_trip_cities(trip, city, away)
-    moves = tuple(m for there, there_min, back_min in trips
-                  for m in (Move("a day trip", city, there, there_min), Move("a day trip", there, city, back_min)))
-    return Day(i + 1, ended, "", city, city, _within(items, (city, *(t[0] for t in trips))), moves)
+    there, going, coming = trip_to
+    moves = (Move("a day trip", city, there, going), Move("a day trip", there, city, coming))
+    return Day(i + 1, ended, "", city, city, _within(items, (city, there)), moves)
 
 
 def _within(items: list[Item], cities: tuple[str, ...]) -> tuple[Item, ...]:

@@ -24,22 +24,22 @@ def day_trip_reach(trip: Trip, here: str, there: str) -> float | None:
     return distance_km(row.distance)
 
 
-def day_trip_cities(trip: Trip, here: str, others: set[str]) -> list[tuple[str, int, int]]:
-    """``(city, minutes there, minutes back)`` for each of ``others`` a stay day in ``here`` may visit on a day
-    trip (same state, within ``DAY_TRIP_KM`` by a drivable row; back by the reverse row, else the same)."""
+def day_trip(trip: Trip, here: str, away: list[str]) -> tuple[str, int, int] | None:
+    """``(city, minutes there, minutes back)`` of a stay day's day trip from ``here``: the first of ``away``
+    (its other attraction cities, in the plan's order) of the same state within ``DAY_TRIP_KM`` by a drivable
+    row (back by the reverse row, else the same). One only: a second city, or a far one, is Q20's failure."""
     if trip.mode.stay_day_chars:
-        return []  # Q1 open: a stay day's items are not placed in cities
-    out = []
+        return None  # Q1 open: a stay day's items are not placed in cities
     state = trip.store.city_state.get(here)
-    for there in sorted(others):
+    for there in away:
         reach = day_trip_reach(trip, here, there)
         if state is None or trip.store.city_state.get(there) != state or reach is None or reach > DAY_TRIP_KM:
             continue
         going = _drive_minutes(trip, here, there)
-        coming = _drive_minutes(trip, there, here)
         if going is not None:
-            out.append((there, going, going if coming is None else coming))
-    return out
+            coming = _drive_minutes(trip, there, here)
+            return there, going, going if coming is None else coming
+    return None
 
 
 def _drive_minutes(trip: Trip, origin: str, destination: str) -> int | None:
