@@ -157,13 +157,3 @@ def _ground_minutes(trip: Trip, origin: str, destination: str) -> int | None:
     if row is None or row.duration is None or row.distance is None or "day" in row.duration:
         return None
     return duration_minutes(row.duration)
-
-
-def describe_day(timed: TimedDay) -> list[str]:
-    """A day's timeline as lines: each step of the schedule found, or why none fits."""
-    if timed.day is None:
-        return [f"not timed: {timed.note}"]
-    if timed.schedule is None:
-        return [f"no schedule fits: {timed.failure}"]
-    lines = [f"{clock(s.start)}-{clock(s.end)} {s.what}" for s in timed.schedule.steps]
-    return lines or [f"nothing to schedule (free from {clock(timed.day.start)})"]
