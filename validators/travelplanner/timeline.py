@@ -301,18 +301,18 @@ def conflict(day: Day) -> str | None:
 
 
 def _why(day: Day, fitted: list[Item], item: Item) -> str:
-    """Why ``item`` cannot join ``fitted``: when it could start at the earliest, and after what."""
+    """Why ``item`` cannot join ``fitted``: when it could start at the earliest and after what, or the move
+    that leaves it no time; then the items before it."""
     what = f"{item} ({_window(item.kind)}, {MINUTES[item.kind]} min) cannot fit"
-    if fitted:
-        what += f" with {', '.join(map(str, fitted))}"
+    before = f"; before it: {', '.join(map(str, fitted))}" if fitted else ""
     relaxed = solve(day, (*fitted, item), open_last=True)
     if relaxed is None:  # not even late: every way to its city leaves before it opens
-        return f"{what}: {_moves(day, item)}"
+        return f"{what}: {_moves(day, item)}{before}"
     k = next(k for k, s in enumerate(relaxed.steps) if s.item is item)
     if not k:
-        return f"{what}: the day starts at {clock(day.start)}, when {day.since}"
+        return f"{what}: the day starts at {clock(day.start)}, when {day.since}{before}"
     return (f"{what}: it could start at {clock(relaxed.steps[k].start)} at the earliest, after "
-            f"{_step(relaxed.steps[k - 1])}")
+            f"{_step(relaxed.steps[k - 1])}{before}")
 
 
 def _step(step: Step) -> str:
