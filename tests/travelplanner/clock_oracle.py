@@ -4,8 +4,8 @@ It shares nothing with the checker but the bounds (windows, least times, airport
 from ``timeline.py``: they are the rule, not its implementation). It reads the plan's strings with its own
 patterns, asks the store for the rows (flight times, distance-table durations), and searches every order of
 each day's items one item at a time (a subset search, where the checker fills a table over counts), with
-each move taken only when the next item, or the night, is in another city. A day starts when the day
-before was over (day 1 at 00:00), and a day whose transport has no timed row starts afresh.
+each move taken only when the next item, or the night, is in another city. A day starts at 00:00, or when
+the day before was over if that is later, and a day whose transport has no timed row starts afresh.
 """
 
 from __future__ import annotations
@@ -143,5 +143,5 @@ def first_infeasible_day(plan: list[dict], days: int, dates: list[str], store: A
         end = earliest_end(ended, city, night, day_items(unit), ground, flight)
         if end is None:
             return i + 1
-        ended = end - 1440
+        ended = max(end - 1440, 0)  # a day starts at 00:00 at the earliest (the night before is at its lodging)
     return None

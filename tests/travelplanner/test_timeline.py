@@ -149,3 +149,13 @@ def test_explain_shows_each_days_schedule_or_the_first_item_that_cannot_fit(data
     assert len(data["timeline"]) == 1 and "the breakfast" in data["timeline"][0]["failure"]
     assert data["timeline"][0]["schedule"] == []
     assert explain(plan, query, database, "official").to_dict()["timeline"] == []
+
+
+def test_a_drive_does_not_leave_during_the_night_the_plan_books(database, train):
+    """A sibling of drive-dawn on a later day: the day before names the night's accommodation in the departure
+    city, so the drive home leaves at 00:00 at the earliest, not after the day before's dinner."""
+    query, gold = train[1]  # day 3 drives Pensacola -> Kansas City, 14 h 00 by the table; day 2 ends with dinner
+    plan = copy.deepcopy(gold)
+    plan[2]["breakfast"], plan[2]["dinner"] = _fresh(database, "restaurants", "Kansas City", gold), "-"
+    reason = _strict_reason(plan, query, database)
+    assert "day 3 (Q19): the breakfast" in reason and "could start at 14:00 at the earliest" in reason

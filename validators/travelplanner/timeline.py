@@ -54,8 +54,7 @@ class Move(NamedTuple):
 
 
 class Day(NamedTuple):
-    """One day to schedule, free from ``start`` (minutes after its midnight; negative when a drive may leave
-    the evening before); ``since`` says why it starts then."""
+    """One day to schedule, free from ``start`` (minutes after its midnight); ``since`` says why then."""
 
     number: int
     start: int

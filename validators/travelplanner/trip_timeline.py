@@ -3,12 +3,13 @@ carried from day to day, and the first day no schedule fits.
 
 Times come from the rows the plan names, never from its text: a flight's departure and arrival (an arrival
 earlier than the departure is the next day), a ground leg's duration in the distance table, the distance
-table's duration to a stay day's day-trip city (and back). A day starts when the day before ended (its last
-item, or its arrival): a flight landing after midnight, or a drive running into the night, delays the next
-day; and a drive may leave as soon as the day before has ended (the evening before), but not before the
-trip's first day at 00:00. A day whose transport the database cannot time (no row, not a canonical
-string, several modes) is left to Within Sandbox, and the next day starts afresh. Items in a city the day
-cannot reach (another rule's failure: Q1, Q12, Q20) are not timed, so each rule names its own failure.
+table's duration to a stay day's day-trip city (and back). A day starts at 00:00, or later when the day
+before ran past midnight (a flight landing after it, a drive running into the night); never earlier: every
+day but the last names the night's accommodation, so a drive that left the evening before would state a
+night nobody spent there (no gold plan needs one; the trip's first day starts at 00:00 too). A day whose
+transport the database cannot time (no row, not a canonical string, several modes) is left to Within
+Sandbox, and the next day starts afresh. Items in a city the day cannot reach (another rule's failure: Q1,
+Q12, Q20) are not timed, so each rule names its own failure.
 """
 
 from __future__ import annotations
@@ -45,7 +46,7 @@ def timeline_failure(trip: Trip) -> str | None:
         if end is None:
             timed = trip_timeline(trip)[-1]  # again, with the schedules the reason names
             return f"day {timed.number} (Q19): {timed.failure}"
-        ended = end - 1440
+        ended = max(end - 1440, 0)  # the night is spent at the day's accommodation: nothing leaves before 00:00
     return None
 
 
@@ -66,7 +67,7 @@ def trip_timeline(trip: Trip) -> list[TimedDay]:
             out.append(TimedDay(i + 1, day, None, conflict(day)))
             return out
         out.append(TimedDay(i + 1, day, schedule, None))
-        ended = end - 1440
+        ended = max(end - 1440, 0)  # the night is spent at the day's accommodation: nothing leaves before 00:00
     return out
 
 
