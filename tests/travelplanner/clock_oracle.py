@@ -13,8 +13,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from planshape.validators.travelplanner import timeline
-from planshape.validators.travelplanner.whereabouts import DAY_TRIP_KM
+from planshape.validators.travelplanner.checks import timeline
+from planshape.validators.travelplanner.checks.whereabouts import DAY_TRIP_KM
 
 # The rule's bounds, copied once (a test that plants a bug in the checker's own cannot reach these).
 WINDOWS, MINUTES = dict(timeline.WINDOWS), dict(timeline.MINUTES)

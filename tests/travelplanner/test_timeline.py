@@ -6,9 +6,9 @@ from __future__ import annotations
 import copy
 
 import pytest
-from planshape.validators.travelplanner.evaluate import check_plan
-from planshape.validators.travelplanner.explain import explain
-from planshape.validators.travelplanner.monitor import Monitor
+from planshape.validators.travelplanner.checks.monitor import Monitor
+from planshape.validators.travelplanner.checks.verdicts import check_plan
+from planshape.validators.travelplanner.evaluation.explain import explain
 
 from .helpers import ROCKFORD, rockford
 

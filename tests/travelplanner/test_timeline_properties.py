@@ -11,10 +11,10 @@ from __future__ import annotations
 import functools
 
 import pytest
-from planshape.validators.travelplanner import timeline, trip_timeline
-from planshape.validators.travelplanner.evaluate import check_plan
-from planshape.validators.travelplanner.modes import STRICT
-from planshape.validators.travelplanner.trip import Trip
+from planshape.validators.travelplanner.checks import timeline, trip_timeline
+from planshape.validators.travelplanner.checks.modes import STRICT
+from planshape.validators.travelplanner.checks.trip import Trip
+from planshape.validators.travelplanner.checks.verdicts import check_plan
 
 from .clock_oracle import first_infeasible_day
 from .timeline_mutations import timeline_mutations

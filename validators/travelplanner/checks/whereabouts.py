@@ -10,7 +10,7 @@ clock (``trip_timeline``): its durations are the distance table's.
 
 from __future__ import annotations
 
-from .text import distance_km, duration_minutes
+from ..text import distance_km, duration_minutes
 from .trip import Trip
 
 DAY_TRIP_KM = 340.0

@@ -15,9 +15,9 @@ row's cost anyway.
 
 from __future__ import annotations
 
+from ..store.sandbox import ground_cost
+from ..text import before_parenthesis, clock_minutes, distance_km, duration_minutes, parse_transport
 from .place_form import city_form_failure
-from .sandbox import ground_cost
-from .text import before_parenthesis, clock_minutes, distance_km, duration_minutes, parse_transport
 from .trip import Trip
 
 DURATION_TOLERANCE_MIN = 6

@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .text import clock_minutes, duration_minutes, modes_named, parse_transport
+from ..text import clock_minutes, duration_minutes, modes_named, parse_transport
 from .timeline import LANDING, Day, Item, Move, Schedule, clock, conflict, end_of_day, solve
 from .trip import Trip
 from .whereabouts import day_trip
