@@ -102,15 +102,15 @@ def end_of_day(day: Day) -> int | None:
         return None
     moves = day.moves
     if not moves:
-        return _one_city(day.start, *_shape(day.items, day.city)) if day.city == day.night else None
+        return one_city(day.start, *_shape(day.items, day.city)) if day.city == day.night else None
     if len(moves) == 1 and moves[0].departs is not None:
         flight = moves[0]
         if (flight.origin, flight.destination) != (day.city, day.night):
             return None
-        before = _one_city(day.start, *_shape(day.items, flight.origin))
+        before = one_city(day.start, *_shape(day.items, flight.origin))
         if before is None or before > flight.departs - BOARDING:
             return None
-        return _one_city(flight.departs + flight.minutes + LANDING, *_shape(day.items, flight.destination))
+        return one_city(flight.departs + flight.minutes + LANDING, *_shape(day.items, flight.destination))
     if len(moves) == 2 and moves[0].departs is None is moves[1].departs and \
             (moves[0].origin, moves[0].destination) == (moves[1].destination, moves[1].origin):
         a, b = moves[0].origin, moves[0].destination
@@ -119,7 +119,7 @@ def end_of_day(day: Day) -> int | None:
         meals = tuple((it.kind, it.city == b) for it in day.items if it.kind != "attraction")
         n_b = sum(1 for it in day.items if it.kind == "attraction" and it.city == b)
         n_a = sum(1 for it in day.items if it.kind == "attraction") - n_b
-        return _two_cities(day.start, meals, n_a, n_b, moves[0].minutes, moves[1].minutes, day.city == b,
+        return two_cities(day.start, meals, n_a, n_b, moves[0].minutes, moves[1].minutes, day.city == b,
                            day.night == b)
     schedule = solve(day)  # several day-trip cities (only with Q20 open)
     return None if schedule is None else schedule.end
@@ -136,7 +136,7 @@ def _opens(kind: str) -> int:
 
 
 @lru_cache(maxsize=8192)
-def _two_cities(start: int, meals: tuple[tuple[str, bool], ...], n_a: int, n_b: int, there: int, back: int,
+def two_cities(start: int, meals: tuple[tuple[str, bool], ...], n_a: int, n_b: int, there: int, back: int,
                 start_b: bool, night_b: bool) -> int | None:
     """The earliest end of a day with a ground leg both ways (``there`` from a to b, ``back``): a table over
     (meals eaten, sights seen in each city, in b or not), filled in order (a state's moves, then its items)."""
@@ -173,12 +173,16 @@ def _two_cities(start: int, meals: tuple[tuple[str, bool], ...], n_a: int, n_b: 
 
 def too_many_sights(items: Sequence[Item]) -> bool:
     """More sights than the sights' window holds, wherever they are (so no search ever grows large)."""
+    return too_many(sum(1 for it in items if it.kind == "attraction"))
+
+
+def too_many(sights: int) -> bool:
     opens, closes = WINDOWS["attraction"]
-    return sum(1 for it in items if it.kind == "attraction") * SIGHT_MINUTES > closes - opens
+    return sights * SIGHT_MINUTES > closes - opens
 
 
 @lru_cache(maxsize=8192)
-def _one_city(start: int, meals: tuple[str, ...], sights: int) -> int | None:
+def one_city(start: int, meals: tuple[str, ...], sights: int) -> int | None:
     """The earliest end of ``meals`` (in window order) and ``sights`` sights in one city, from ``start``."""
     opens, closes = WINDOWS["attraction"]
     row = [start] + [NEVER] * sights  # row[s]: the earliest time with the meals so far and s sights seen

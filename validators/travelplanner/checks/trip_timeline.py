@@ -18,7 +18,21 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..text import clock_minutes, duration_minutes, modes_named, parse_transport
-from .timeline import LANDING, Day, Item, Move, Schedule, clock, conflict, end_of_day, solve
+from .timeline import (
+    BOARDING,
+    LANDING,
+    Day,
+    Item,
+    Move,
+    Schedule,
+    clock,
+    conflict,
+    end_of_day,
+    one_city,
+    solve,
+    too_many,
+    two_cities,
+)
 from .trip import Trip
 from .whereabouts import day_trip
 
@@ -38,16 +52,83 @@ def timeline_failure(trip: Trip) -> str | None:
     """The first day no schedule fits, with the items and times that conflict (None: every day fits)."""
     ended = 0  # when the day before was over, in minutes after this day's midnight
     for i, unit in enumerate(trip.days):
-        day = _day(trip, i, unit, ended)
-        if day.__class__ is str:
+        end = _quick_end(trip, i, unit, ended)
+        if end is NotImplemented:
+            day = _day(trip, i, unit, ended)
+            if day.__class__ is str:
+                ended = 0
+                continue
+            end = end_of_day(day)
+        elif end is UNTIMED:
             ended = 0
             continue
-        end = end_of_day(day)
         if end is None:
             timed = trip_timeline(trip)[-1]  # again, with the schedules the reason names
-            return f"day {timed.number} (Q19): {timed.failure}"
+            return f"day {timed.number} (Q19): {timed.failure or 'no order fits its items'}"
         ended = max(end - 1440, 0)  # the night is spent at the day's accommodation: nothing leaves before 00:00
     return None
+
+
+UNTIMED = -(1 << 40)
+
+
+def _quick_end(trip: Trip, i: int, unit: Any, ended: int) -> Any:
+    """``end_of_day(_day(...))`` read straight from the fields, without building the day (the check's path:
+    most days are a stay or a travel day): ``UNTIMED`` for a day not timed, ``NotImplemented`` for a day
+    with an attraction in a third city (a day trip, or an item another rule fails), left to ``_day``."""
+    if unit.__class__ is not dict or unit.get("current_city").__class__ is not str:
+        return UNTIMED
+    text = unit["current_city"]
+    if "from" not in text:
+        city = trip.city(text)
+        meals, sights = _fields(trip, unit, city, city)
+        if sights is None:
+            return NotImplemented
+        return None if too_many(sights[0]) else one_city(ended, meals[0], sights[0])
+    origin, destination = trip.route(text)
+    move = _transport(trip, i, unit.get("transportation"), origin, destination)
+    if move is None:
+        return UNTIMED
+    meals, sights = _fields(trip, unit, origin, destination)
+    if sights is None or too_many(sights[0] + sights[1]):
+        return None if sights is not None else NotImplemented
+    if move.departs is not None:
+        before = one_city(ended, meals[0], sights[0])
+        if before is None or before > move.departs - BOARDING:
+            return None
+        return one_city(move.departs + move.minutes + LANDING, meals[1], sights[1])
+    back = _ground_minutes(trip, destination, origin)
+    in_b = tuple((meal, True) for meal in meals[1]) + tuple((meal, False) for meal in meals[0])
+    return two_cities(ended, in_b, sights[0], sights[1], move.minutes, move.minutes if back is None else back,
+                       origin == destination, True)
+
+
+def _fields(trip: Trip, unit: dict, first: str, second: str) -> tuple[tuple, tuple | None]:
+    """The meals (in window order) and the sight counts of a day's fields in its cities ``first`` and
+    ``second`` (the same city on a stay day): ``(meals in first, in second), (sights in first, in second)``;
+    the sights None when one is elsewhere. A meal elsewhere is another rule's failure, not timed."""
+    city = trip.memo.name_city
+    meals: tuple[list[str], list[str]] = ([], [])
+    for meal in ("breakfast", "lunch", "dinner"):
+        value = unit.get(meal)
+        if value.__class__ is str and value not in ("", "-") and trip.filled(value):
+            there = city(value)[1]
+            if there == first:
+                meals[0].append(meal)
+            elif there == second:
+                meals[1].append(meal)
+    counts = [0, 0]
+    value = unit.get("attraction")
+    if value.__class__ is str and value not in ("", "-") and trip.filled(value):
+        for text in trip.items(value):
+            there = city(text)[1]
+            if there == first:
+                counts[0] += 1
+            elif there == second:
+                counts[1] += 1
+            else:
+                return (), None
+    return (tuple(meals[0]), tuple(meals[1])), tuple(counts)
 
 
 def trip_timeline(trip: Trip) -> list[TimedDay]:
@@ -121,16 +202,21 @@ def _within(items: list[Item], cities: tuple[str, ...]) -> tuple[Item, ...]:
 
 def _items(trip: Trip, unit: dict) -> list[Item]:
     """The day's meals and sights in the plan's order, each with the city its database row is in."""
-    items = []
-    for key in ("breakfast", "attraction", "lunch", "dinner"):
+    items: list[Item] = []
+    city = trip.memo.name_city
+    for key in FIELDS:
         value = unit.get(key)
-        if value.__class__ is not str or not trip.filled(value):
+        if value.__class__ is not str or value in ("", "-") or not trip.filled(value):
             continue
         if key == "attraction":
-            items += [Item(key, text, trip.item_city(text)) for text in trip.items(value)]
+            items += [_item(Item, (key, text, city(text)[1])) for text in trip.items(value)]
         else:
-            items.append(Item(key, value, trip.item_city(value)))
+            items.append(_item(Item, (key, value, city(value)[1])))
     return items
+
+
+FIELDS = ("breakfast", "attraction", "lunch", "dinner")
+_item = tuple.__new__  # ``Item(...)`` without its constructor's frame: a plan's timeline builds dozens
 
 
 def _transport(trip: Trip, i: int, value: Any, origin: str, destination: str) -> Move | None:
