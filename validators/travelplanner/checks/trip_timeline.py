@@ -18,9 +18,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..text import clock_minutes, duration_minutes, modes_named, parse_transport
+from . import timeline
 from .timeline import (
-    BOARDING,
-    LANDING,
     Day,
     Item,
     Move,
@@ -94,9 +93,9 @@ def _quick_end(trip: Trip, i: int, unit: Any, ended: int) -> Any:
         return None if sights is not None else NotImplemented
     if move.departs is not None:
         before = one_city(ended, meals[0], sights[0])
-        if before is None or before > move.departs - BOARDING:
+        if before is None or before > move.departs - timeline.BOARDING:
             return None
-        return one_city(move.departs + move.minutes + LANDING, meals[1], sights[1])
+        return one_city(move.departs + move.minutes + timeline.LANDING, meals[1], sights[1])
     back = _ground_minutes(trip, destination, origin)
     in_b = tuple((meal, True) for meal in meals[1]) + tuple((meal, False) for meal in meals[0])
     return two_cities(ended, in_b, sights[0], sights[1], move.minutes, move.minutes if back is None else back,
@@ -164,8 +163,8 @@ def _since(before: list[TimedDay]) -> str:
         return f"day {last.number} is over"
     step = steps[-1]
     if step.item is None and step.what.startswith("flight"):
-        return (f"day {last.number}'s {step.what} lands at {clock(step.end - 1440)} ({LANDING} min to leave the "
-                f"airport)")
+        return (f"day {last.number}'s {step.what} lands at {clock(step.end - 1440)} ({timeline.LANDING} min to "
+                f"leave the airport)")
     return f"day {last.number} ends with {step.what} at {clock(end)}"
 
 
