@@ -35,3 +35,20 @@ def test_official_verdicts_equal_the_pre_change_checker(train, database):
     assert now.keys() == recorded.keys()
     changed = {key: (recorded[key], now[key]) for key in now if now[key] != recorded[key]}
     assert not changed, f"{len(changed)} official verdicts changed, e.g. {list(changed.items())[:3]}"
+
+
+RECORDED_TIMELINE = Path(__file__).parent / "data" / "official_verdicts_timeline.json"
+
+
+def test_official_verdicts_on_the_timeline_mutations_equal_the_pre_change_checker(train, database):
+    """The same replay for issue 28's mutations (``timeline_mutations.py``), recorded with the checker of
+    commit 999f222, before the timeline: official mode never reads it."""
+    from .timeline_mutations import timeline_mutations
+
+    recorded = json.loads(RECORDED_TIMELINE.read_text(encoding="utf-8"))
+    now = {f"{k}/{name}": verdict_code(check_plan(mutated, query, database, "official"))
+           for k, (query, plan) in enumerate(train)
+           for name, _, mutated in timeline_mutations(plan, query.days, query.date, database)}
+    assert now.keys() == recorded.keys()
+    changed = {key: (recorded[key], now[key]) for key in now if now[key] != recorded[key]}
+    assert not changed, f"{len(changed)} official verdicts changed, e.g. {list(changed.items())[:3]}"
