@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import time
-
 from hypothesis import given
 from hypothesis import strategies as st
 from planshape.validators.travelplanner.tool_calls import MAX_CALL_CHARS, parse_tool_calls, tool_responses
+
+from ..fuzz import timed
 
 
 def test_blocks_in_order_up_to_the_limit():
@@ -33,9 +33,8 @@ def test_unclosed_blocks_and_non_text():
 
 def test_many_unclosed_openings_cost_linear_time():
     text = "<tool_call>x" * 200_000
-    start = time.perf_counter()
-    assert parse_tool_calls(text, 8) == []
-    assert time.perf_counter() - start < 0.5
+    calls, seconds = timed(lambda: parse_tool_calls(text, 8))
+    assert calls == [] and seconds < 0.5, f"{seconds:.2f} CPU s"
 
 
 def test_responses_are_wrapped_one_block_each():
