@@ -46,6 +46,7 @@ from verl.trainer.ppo.v1.trainer_sync import PPOTrainerSync  # noqa: E402
 
 from . import advantages  # noqa: E402
 from .config import BLOCK, block_mapping, shaper_for  # noqa: E402
+from .settings_refused import algorithm_refusals, refuse, reward_refusals  # noqa: E402
 
 TRAINER_NAME = "planshape"
 SYNC = "sync"  # the mode name VERL's own checks compare against
@@ -134,6 +135,10 @@ class PlanshapeTrainer(PPOTrainerSync):
         super()._init_dataloader()
         self.shaper = align_total_steps(self.config, int(self.total_training_steps),
                                         run_source(self.config, self.steps_per_epoch))
+        if str(self.config.algorithm.adv_estimator) == "planpo":  # refused before the first rollout
+            manager = self.config.reward.reward_manager
+            refuse(algorithm_refusals(self.config.algorithm, self.shaper)
+                   + reward_refusals(self.config, self.shaper, str(manager.get("name"))))
 
     def _compute_advantage(self, batch: Any, metrics: dict) -> Any:
         advantages.last_stats.clear()  # what is there after the call is this call's
