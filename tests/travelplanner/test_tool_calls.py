@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from hypothesis import given
 from hypothesis import strategies as st
-from planshape.validators.travelplanner.tool_calls import MAX_CALL_CHARS, parse_tool_calls, tool_responses
+from planshape.validators.travelplanner.agent.tool_calls import MAX_CALL_CHARS, parse_tool_calls, tool_responses
 
 from ..fuzz import timed
 
