@@ -18,11 +18,11 @@ TOOL=.venv-mutation
 [ -x "$TOOL/bin/cosmic-ray" ] || { python3 -m venv "$TOOL" && "$TOOL/bin/python" -m pip install -q "cosmic-ray==8.7.0"; }
 
 declare -A MODULES TESTS
-MODULES[hard]="validators/travelplanner/hard.py"
+MODULES[hard]="validators/travelplanner/checks/hard.py"
 TESTS[hard]="tests/travelplanner/test_budget_independent.py tests/travelplanner/test_quirks.py tests/travelplanner/test_gold.py tests/travelplanner/test_official_replay.py"
-MODULES[commonsense]="validators/travelplanner/commonsense.py"
+MODULES[commonsense]="validators/travelplanner/checks/commonsense.py"
 TESTS[commonsense]="tests/travelplanner/test_quirks.py tests/travelplanner/test_gold.py tests/travelplanner/test_official_replay.py tests/travelplanner/test_properties.py tests/travelplanner/test_claims_properties.py"
-MODULES[gate]="validators/travelplanner/conversion.py validators/travelplanner/plan_format.py"
+MODULES[gate]="validators/travelplanner/plan/conversion.py validators/travelplanner/plan/formats.py"
 TESTS[gate]="tests/travelplanner/test_gate_day_order.py tests/travelplanner/test_conversion.py tests/travelplanner/test_plan_format.py tests/travelplanner/test_gate_limits.py tests/travelplanner/test_gold.py"
 MODULES[advantages]="shaping/advantages/estimators.py shaping/advantages/turns.py shaping/advantages/tokens.py"
 TESTS[advantages]="tests/shaping/test_advantages.py tests/shaping/test_turns.py tests/shaping/test_estimator_inputs.py tests/shaping/test_any_task.py"

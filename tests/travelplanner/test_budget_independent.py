@@ -15,10 +15,10 @@ import re
 
 import pandas as pd
 import pytest
-from planshape.validators.travelplanner.evaluate import check_plan
-from planshape.validators.travelplanner.hard import total_cost
-from planshape.validators.travelplanner.modes import get_mode
-from planshape.validators.travelplanner.trip import Trip
+from planshape.validators.travelplanner.checks.hard import total_cost
+from planshape.validators.travelplanner.checks.modes import get_mode
+from planshape.validators.travelplanner.checks.trip import Trip
+from planshape.validators.travelplanner.checks.verdicts import check_plan
 
 PARTIES = range(1, 9)
 Charge = tuple[float, int, str]  # unit price, seats, kind (flight, car, taxi, meal, room)

@@ -15,8 +15,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from planshape.shaping.reward import Scorer
-from planshape.validators.travelplanner.answer import CLOSE, OPEN
-from planshape.validators.travelplanner.plan_format import from_upstream, gate
+from planshape.validators.travelplanner.plan.answer import CLOSE, OPEN
+from planshape.validators.travelplanner.plan.formats import from_upstream, gate
 
 from .helpers import ROCKFORD, ROCKFORD_PLAN
 

@@ -26,9 +26,9 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from planshape.validators.travelplanner.checks import COMMONSENSE, HARD
-from planshape.validators.travelplanner.database import load_database
+from planshape.validators.travelplanner.checks.registry import COMMONSENSE, HARD
 from planshape.validators.travelplanner.query import Query, gold_plan, read_records
+from planshape.validators.travelplanner.store.database import load_database
 
 from ..mutations import mutations
 
