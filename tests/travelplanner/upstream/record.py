@@ -66,8 +66,8 @@ def code(result: dict[str, Any]) -> str:
 
 
 def _environment(python: str) -> dict[str, str]:
-    probe = ("import json, sys, pandas, numpy; print(json.dumps({'python': sys.version.split()[0], "
-             "'pandas': pandas.__version__, 'numpy': numpy.__version__}))")
+    probe = ("import json, sys, pandas, numpy, gradio; print(json.dumps({'python': sys.version.split()[0], "
+             "'pandas': pandas.__version__, 'numpy': numpy.__version__, 'gradio': gradio.__version__}))")
     return json.loads(subprocess.run([python, "-c", probe], check=True, capture_output=True, text=True).stdout)
 
 
@@ -120,6 +120,7 @@ def main(argv: list[str] | None = None) -> None:
         "verdicts": {r["key"]: code(r) for r in recorded},
         "crashes": {r["key"]: r["crash"] for r in recorded if "crash" in r},
     }
+    args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(record, indent=0, ensure_ascii=False) + "\n", encoding="utf-8")
     crashed = len(record["crashes"])
     print(f"{len(items)} plans recorded to {args.out} ({crashed} upstream crashes)", file=sys.stderr)
