@@ -17,6 +17,7 @@ for suite in "${suites[@]}"; do
     core)
       bash scripts/setup.sh
       .venv/bin/ruff check .
+      bash scripts/typecheck.sh
       .venv/bin/python -m pytest -q tests --ignore=tests/adapters "$@"
       ;;
     verl|trl|openrlhf)

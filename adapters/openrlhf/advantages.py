@@ -121,7 +121,7 @@ def write_advantages(shaper: Shaper, experiences: Sequence[Any], n_samples: int,
         row += size
     index = np.asarray([i for exp in experiences for i in exp.index], dtype=np.int64) // n_samples
     scores = torch.cat([exp.rewards.float().reshape(-1) for exp in experiences])
-    result = shaper.advantages(scores, mask, index, step, success)
+    result = shaper.advantages(scores, mask, index, step, None if success is None else success.numpy())
     tokens = result.tokens
     if clip is not None:  # bounded where the mask is on; off it, 0 stays 0 whatever the bounds
         tokens = torch.where(mask.bool(), tokens.clamp(min=clip[0], max=clip[1]), tokens)

@@ -14,6 +14,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from planshape.shaping.facade import Shaper
+from planshape.validators.travelplanner.agent.tools import ToolBox
 
 
 class _LazyToolBox:
@@ -21,12 +22,13 @@ class _LazyToolBox:
 
     def __init__(self, shaper: Shaper):
         self.shaper = shaper
-        self.toolbox = None
+        self.toolbox: ToolBox | None = None
 
     def call(self, name: str, arguments: dict[str, Any]) -> str:
         if self.toolbox is None:
             self.toolbox = self.shaper.tools()
-        return self.toolbox.call(name, arguments)
+        toolbox = self.toolbox
+        return toolbox.call(name, arguments)
 
 
 def planner_tool(box: _LazyToolBox, schema: Mapping[str, Any]) -> Callable[..., str]:

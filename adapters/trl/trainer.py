@@ -21,7 +21,7 @@ and reproduces TRL's advantages.
 from __future__ import annotations
 
 import logging
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .version import check_version
 
@@ -48,6 +48,11 @@ class PlanPOMixin:
     """
 
     shaper: Shaper
+    if TYPE_CHECKING:  # what the GRPOTrainer this mixes into provides
+        args: Any
+        reward_funcs: list[Any]
+        reward_func_names: list[str]
+        _logs: dict[str, Any]
 
     def __init__(self, *args: Any, planshape: Any = None, **kwargs: Any) -> None:
         # Forwards the trainer's own constructor unchanged; the checks below need its resolved arguments.

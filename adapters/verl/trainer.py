@@ -120,13 +120,13 @@ class PlanshapeTrainer(PPOTrainerSync):
             config.trainer.v1.trainer_mode = SYNC  # the registry already chose this class by its name
         node, key = block_home(config)
         steps = config.trainer.get("total_training_steps")
-        self.shaper: Shaper | None
+        self.shaper: Shaper  # None until ``_init_dataloader`` when the run's length decides it (before any step)
         if steps is not None:
             self.shaper = align_total_steps(config, int(steps), "trainer.total_training_steps")
         elif TOTAL_STEPS in block_mapping(node[key]):
             self.shaper = run_shaper(config)  # checked against the dataloader's length in ``_init_dataloader``
         else:
-            self.shaper = None  # built once ``_init_dataloader`` knows the run's length
+            self.shaper = None  # type: ignore[assignment]  # built once ``_init_dataloader`` knows the run's length
         self._warned_missing = False
         super().__init__(config)
 

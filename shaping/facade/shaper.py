@@ -57,7 +57,7 @@ class Shaper(MetricNames, AgentSide, Description, ProcessResources):
     def shared(cls, source: Any, run_steps: int | None = None, run_source: str = "the trainer") -> Shaper:
         """``from_mapping``, built once per process for equal settings: every reward call, tool and estimator of
         a worker shares one ``Shaper`` (and so one sandbox, opened on first use)."""
-        return _shared(cls, _canonical(source), run_steps, run_source)
+        return _shared(cls, _canonical(source), run_steps, run_source)  # type: ignore[arg-type]  # a class hashes
 
     @property
     def estimator_only(self) -> bool:
