@@ -131,3 +131,28 @@ def test_cost_equal_to_the_budget_passes_and_one_above_fails(train, database, go
         assert at.hard["valid_cost"].status.value == "pass", at.hard["valid_cost"].reason
         below = check_plan(plan, query.model_copy(update={"budget": cost - 1}), database, "official")
         assert below.hard["valid_cost"].status.value == "fail", below.hard["valid_cost"].reason
+
+
+def _fragment(text: str) -> str:
+    """``Name, City`` cut to the name's first three characters: upstream charges the first row containing it."""
+    name, _, city = text.rpartition(",")
+    return f"{name.strip()[:3]},{city}" if name.strip() else text
+
+
+def test_a_name_fragment_is_charged_at_its_first_matching_row(train, database, shared_dir):
+    """Q3: a fragment matches many rows, and the cost is the first one's (file order), for meals and rooms."""
+    plain = PlainCosts(shared_dir / "database")
+    ambiguous = 0
+    for query, plan in train:
+        cut = [{k: _fragment(v) if k in ("breakfast", "lunch", "dinner", "accommodation") and v not in ("", "-")
+                else v for k, v in day.items()} for day in plan]
+        expected = PlainCosts.price(plain.charges(cut, query.days), query.people_number)
+        assert planshape_cost(cut, query, database) == expected, query.query[:60]
+        for day in cut[: query.days]:
+            stay = day.get("accommodation", "-")
+            if stay not in ("", "-"):
+                name, city = PlainCosts.name_city(stay)
+                rows = plain.rooms[plain.rooms.NAME.astype(str).str.contains(name, regex=False)
+                                   & (plain.rooms.city == city)]
+                ambiguous += rows.price.nunique() > 1
+    assert ambiguous > 20  # fragments that match rows of different prices: the first row is what is charged
