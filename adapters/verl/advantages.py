@@ -26,7 +26,7 @@ import numpy as np  # noqa: E402
 import torch  # noqa: E402
 from planshape.shaping.facade import ConfigError, Shaper  # noqa: E402
 
-from .config import algorithm_block, shaper_for  # noqa: E402
+from .config import algorithm_block, run_shaper  # noqa: E402
 from .settings_refused import algorithm_refusals, refuse  # noqa: E402
 
 NAME = "planpo"
@@ -81,10 +81,10 @@ def compute_planpo_advantage(token_level_rewards: torch.Tensor, response_mask: t
     row-per-turn layout of V1's multi-output sessions; ``success``: per-row flags (both from ``multi_output.py``)."""
     if index is None:
         raise ValueError("planpo needs the prompt-group ids (VERL passes them as 'index' from the batch's 'uid')")
-    shaper = shaper_for(algorithm_block(config))
+    shaper = run_shaper(algorithm_block(config))
     refuse(algorithm_refusals(config, shaper))
-    if shaper.config.success.by == "flag" and success is None:
-        raise ConfigError(flag_refusal(shaper.config.success.flag))
+    if shaper.success_flag is not None and success is None:
+        raise ConfigError(flag_refusal(shaper.success_flag))
     scores = token_level_rewards.sum(dim=-1).detach().float().cpu().numpy()
     result = shaper.advantages(scores, response_mask, np.asarray(index, dtype=object), _step(), success=success,
                                trajectory=trajectory, turn_order=turn_order)
