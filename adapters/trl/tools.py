@@ -14,7 +14,6 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from planshape.shaping.facade import Shaper
-from planshape.validators.travelplanner.agent.tools import ToolBox
 
 
 class _LazyToolBox:
@@ -22,7 +21,7 @@ class _LazyToolBox:
 
     def __init__(self, shaper: Shaper):
         self.shaper = shaper
-        self.toolbox: ToolBox | None = None
+        self.toolbox: Any = None  # the facade's ToolBox, once opened (adapters import only the facade)
 
     def call(self, name: str, arguments: dict[str, Any]) -> str:
         if self.toolbox is None:

@@ -13,7 +13,7 @@ require_verl()
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
 from omegaconf import OmegaConf  # noqa: E402
-from planshape.adapters.verl.check import check  # noqa: E402
+from planshape.adapters.verl.check import check_launch  # noqa: E402
 from planshape.shaping.facade import ConfigError  # noqa: E402
 from verl import DataProto  # noqa: E402
 from verl.trainer.ppo.ray_trainer import compute_advantage  # noqa: E402
@@ -31,7 +31,7 @@ COMPUTE_SCORE = ["reward.reward_manager.name=dapo",
 
 
 def _errors(*extra: str, script: str = "run_qwen3_8b_planpo.sh") -> list[str]:
-    return check(overrides(script, *extra)).errors
+    return check_launch(overrides(script, *extra)).errors
 
 
 @pytest.mark.parametrize(("extra", "named"), [
