@@ -132,3 +132,26 @@ def test_transport_rules(train, database):
         results += [(verdict(plan, query, database, "valid_transportation", transportation=rule),
                      plain_transport(plan, query.days, rule)) for rule in ("no flight", "no self-driving")]
     both(results)
+
+
+LAST_LEGS = ("Flight Number: F0, from A to B, Departure Time: 10:00, Arrival Time: 11:00",
+             "Self-driving, from A to B, duration: 1 hour 0 mins, distance: 90 km, cost: 4",
+             "Taxi, from A to B, duration: 1 hour 0 mins, distance: 90 km, cost: 90")
+
+
+def test_transport_rules_read_every_day_after_a_stay_day(train, database):
+    """The forbidden mode on the last day only, after stay days without transport: every day is read."""
+    from planshape.validators.travelplanner.checks.hard import valid_transportation
+    from planshape.validators.travelplanner.checks.modes import get_mode
+    from planshape.validators.travelplanner.checks.trip import Trip
+
+    results = []
+    for query, gold in train:
+        for leg in LAST_LEGS:
+            plan = [dict(day) for day in gold[: query.days]]
+            plan[-1]["transportation"] = leg
+            for rule in ("no flight", "no self-driving"):
+                asked = query.model_copy(update={"local_constraint": LocalConstraint(transportation=parsed(rule))})
+                outcome, _ = valid_transportation(Trip(asked, plan, database, get_mode("official")))
+                results.append(("pass" if outcome else "fail", plain_transport(plan, query.days, rule)))
+    both(results)
