@@ -23,6 +23,12 @@ if TYPE_CHECKING:
 __all__ = ["MAX_TEXT_CALLS", "AgentSide", "TextCall", "parse_tool_calls", "tool_responses"]
 
 
+def response_text(query: str, prompt: Any) -> str:
+    """The model's part of a prompt + response text as a trainer decoded it (OpenRLHF's ``query``): decoding need
+    not give the prompt back byte for byte, so the whole text is scored when the prompt is not a prefix of it."""
+    return query[len(prompt):] if isinstance(prompt, str) and query.startswith(prompt) else query
+
+
 class AgentSide:
     """What an agent loop needs of a ``Shaper``: its prompt, its tools and their schemas."""
 

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from planshape.validators.travelplanner.checks.verdicts import as_days
-from planshape.validators.travelplanner.evaluation.explain import Explanation, claims
+from planshape.validators.travelplanner.evaluation.explain import Explanation, claims, timeline
 from planshape.validators.travelplanner.plan.formats import gate
 
 from .. import plugins
@@ -81,4 +81,6 @@ class Description:
         if plan is None:
             return Explanation(mode.name, reason)
         result, _ = self.scorer.check(plan, parsed)
-        return Explanation(mode.name, reason, result, claims(plan, parsed, self.scorer.store, mode))
+        store = self.scorer.store
+        return Explanation(mode.name, reason, result, claims(plan, parsed, store, mode),
+                           timeline(plan, parsed, store, mode))
