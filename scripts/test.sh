@@ -19,6 +19,7 @@ for suite in "${suites[@]}"; do
     core)
       bash scripts/setup.sh
       .venv/bin/ruff check .
+      bash scripts/typecheck.sh
       .venv/bin/python -m pytest -q tests --ignore=tests/adapters --ignore=tests/ray "$@"
       ;;
     verl|trl|openrlhf|verifiers|openenv)

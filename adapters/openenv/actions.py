@@ -14,7 +14,8 @@ from openenv.core.env_server.mcp_types import CallToolAction, ListToolsAction
 from openenv.core.env_server.types import Action, Observation, State
 from pydantic import Field
 
-MCP_ACTIONS: dict[str, type[Action]] = {"call_tool": CallToolAction, "list_tools": ListToolsAction}
+MCP_ACTIONS: dict[str, Any] = {  # name -> its Action model class
+    "call_tool": CallToolAction, "list_tools": ListToolsAction}
 
 
 class AnswerAction(Action):
@@ -30,7 +31,7 @@ class TravelPlannerAction(Action):
     @classmethod
     def model_validate(cls, obj: Any, *args: Any, **kwargs: Any) -> Action:  # type: ignore[override]
         kind = obj.get("type") if isinstance(obj, dict) else None
-        return MCP_ACTIONS.get(kind, AnswerAction).model_validate(obj, *args, **kwargs)
+        return MCP_ACTIONS.get(str(kind), AnswerAction).model_validate(obj, *args, **kwargs)
 
     @classmethod
     def model_json_schema(cls, *args: Any, **kwargs: Any) -> dict[str, Any]:

@@ -125,14 +125,21 @@ class TravelPlannerEnvironment(MCPEnvironment):
         if self.episode.record is None:
             return TravelPlannerObservation(metadata={"error": "reset the environment to a query first"})
         reward = self._apply_rubric(action, None)
-        return TravelPlannerObservation(done=True, reward=reward, metadata={NAME: score_view(self.episode.score)})
+        return TravelPlannerObservation(done=True, reward=reward, metadata={NAME: score_view(self._score())})
 
     async def _async_handle_call_tool(self, action: Any, timeout_s: float | None = None) -> Observation:
         observation = await super()._async_handle_call_tool(action, timeout_s)
         if self.episode.done:  # the turn cap ended the episode on this call
-            observation.done, observation.reward = True, self.episode.score.reward
-            observation.metadata = {NAME: score_view(self.episode.score)}
+            score = self._score()
+            observation.done, observation.reward = True, score.reward
+            observation.metadata = {NAME: score_view(score)}
         return observation
+
+    def _score(self) -> Any:
+        """The ended episode's score (the rubric or the turn cap set it)."""
+        if self.episode.score is None:
+            raise RuntimeError("the episode has no score yet: it has not ended")
+        return self.episode.score
 
     @property
     def state(self) -> TravelPlannerState:

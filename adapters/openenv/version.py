@@ -18,7 +18,7 @@ def check_version(version: str | None = None) -> str:
         import openenv
     except ImportError as exc:
         raise UnsupportedRelease(f"planshape's OpenEnv server needs OpenEnv {SUPPORTED}.x ({exc}); {INSTALL}") from exc
-    version = version or getattr(openenv, "__version__", "unknown")
+    version = version or str(getattr(openenv, "__version__", "unknown"))
     if version.split(".")[:2] != SUPPORTED.split("."):
         raise UnsupportedRelease(f"planshape's OpenEnv server supports OpenEnv {SUPPORTED}.x, found {version}; "
                                  f"{INSTALL}")

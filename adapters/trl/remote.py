@@ -29,7 +29,7 @@ class RemotePlanshapeReward(PlanshapeReward):
         self.query_column = query_column
         self.__name__ = name
 
-    async def __call__(self, prompts: Sequence[Any], completions: Sequence[Any], trainer_state: Any = None,
+    async def __call__(self, prompts: Sequence[Any], completions: Sequence[Any], trainer_state: Any = None,  # type: ignore[override]  # TRL awaits an async reward function
                        log_metric: Callable[[str, float], None] | None = None,
                        log_extra: Callable[[str, list], None] | None = None, **columns: Any) -> list[float]:
         step = 0 if trainer_state is None else Shaper.trainer_step(getattr(trainer_state, "global_step", None),
@@ -50,7 +50,9 @@ class RemotePlanshapeReward(PlanshapeReward):
                 "name": self.__name__}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__init__(*state["client"], query_column=state["query_column"], name=state["name"])
+        url, token_file, timeout_s, retries = state["client"]
+        RemotePlanshapeReward.__init__(self, url, token_file, timeout_s, retries, query_column=state["query_column"],
+                                       name=state["name"])
 
     def __repr__(self) -> str:
         return f"RemotePlanshapeReward(url={self.client.url!r}, name={self.__name__!r})"

@@ -21,12 +21,13 @@ class _LazyToolBox:
 
     def __init__(self, shaper: Shaper):
         self.shaper = shaper
-        self.toolbox = None
+        self.toolbox: Any = None  # the facade's ToolBox, once opened (adapters import only the facade)
 
     def call(self, name: str, arguments: dict[str, Any]) -> str:
         if self.toolbox is None:
             self.toolbox = self.shaper.tools()
-        return self.toolbox.call(name, arguments)
+        toolbox = self.toolbox
+        return toolbox.call(name, arguments)
 
 
 def planner_tool(box: _LazyToolBox, schema: Mapping[str, Any]) -> Callable[..., str]:

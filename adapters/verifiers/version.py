@@ -18,7 +18,7 @@ def check_version(version: str | None = None) -> str:
     except ImportError as exc:
         raise UnsupportedRelease(f"planshape's verifiers environment needs verifiers {SUPPORTED}.x ({exc}); "
                                    f"{INSTALL}") from exc
-    version = version or getattr(verifiers, "__version__", "unknown")
+    version = version or str(getattr(verifiers, "__version__", "unknown"))
     if version.split(".")[:2] != SUPPORTED.split("."):
         raise UnsupportedRelease(f"planshape's verifiers environment supports verifiers {SUPPORTED}.x, found "
                                    f"{version}; {INSTALL}")

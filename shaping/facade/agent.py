@@ -33,7 +33,10 @@ class AgentSide:
     """What an agent loop needs of a ``Shaper``: its prompt, its tools and their schemas."""
 
     config: ShapingConfig
-    scorer: Scorer
+
+    if TYPE_CHECKING:  # the Shaper's cached property; declared read-only so that it may be one
+        @property
+        def scorer(self) -> Scorer: ...
     prompt_version = prompt.PROMPT_VERSION
 
     def messages(self, record: Mapping[str, Any], include_tools: bool = False) -> list[dict[str, str]]:

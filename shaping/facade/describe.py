@@ -25,7 +25,10 @@ class Description:
     """``describe`` and ``explain`` of a ``Shaper``."""
 
     config: ShapingConfig
-    scorer: Scorer
+
+    if TYPE_CHECKING:  # the Shaper's cached property; declared read-only so that it may be one
+        @property
+        def scorer(self) -> Scorer: ...
     schedule: Schedule
     alpha_decay: LinearDecay
     estimator: Estimator
@@ -66,6 +69,7 @@ class Description:
         parsed = read_query(query)
         mode = self.scorer.mode
         days = None if isinstance(answer, str) else as_days(answer)
+        plan: list[Any] | None
         if days and all(isinstance(d, Mapping) and "current_city" in d for d in days):
             plan, reason = days, "an upstream plan (no schema gate)"
         elif days is not None:

@@ -66,8 +66,8 @@ async def play(messages: list[dict[str, Any]], client: ChatClient, tools: ToolBo
         results = tools.call_turn(calls, max_calls)  # a text block that is no call: answered with the reason
         done.tool_calls += min(len(calls), max_calls)
         if schemas is not None:
-            history.extend({"role": "tool", "tool_call_id": c.id, "content": r}
-                           for c, r in zip(calls, results, strict=True))
+            history.extend({"role": "tool", "tool_call_id": getattr(c, "id", None), "content": r}
+                           for c, r in zip(calls, results, strict=True))  # native calls: each has its id
         else:
             history.append({"role": "user", "content": tool_responses(results)})
     done.transcript = history[offset:]

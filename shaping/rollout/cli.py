@@ -59,7 +59,7 @@ def _rollout(args: argparse.Namespace) -> int:
         api_key=os.environ.get("OPENAI_API_KEY") or "EMPTY")
     shaper = shaper_from(args, console)
     inputs = read_inputs(args.queries, args.split)
-    check_world(inputs, shaper.scorer.store, _world(shaper.config.database))
+    check_world(inputs, shaper.scorer.store, _world(str(shaper.config.database)))  # scorer: it has one
     run_dir = RunDir(args.output)
     run = {"settings": settings.fingerprint(), "planshape": shaper.describe(),
            "queries": {"file": inputs.path.name, "sha256": inputs.digest, "rows": len(inputs.records)},

@@ -181,6 +181,8 @@ class ChatClient:
         raise AssertionError("unreachable")
 
     async def _once(self, method: str, url: str, data: str | None) -> tuple[int, Any]:
+        if self._session is None:
+            raise RuntimeError("the client is not open: use it as `async with`")
         try:
             async with self._session.request(method, url, data=data) as response:
                 raw = await response.read()

@@ -149,7 +149,8 @@ class ToolBox:
         if not rows:
             return f"There is no {table[:-1]} in {c}."
         columns = CITY_COLUMNS[table]
-        return _table(columns.keys(), [tuple(getattr(r, f) for f in columns.values()) for r in rows], self.max_chars)
+        cells = [tuple(getattr(r, f) for f in columns.values()) for r in rows]
+        return _table(list(columns.keys()), cells, self.max_chars)
 
     def search_accommodations(self, city: Any) -> str:
         return self._in_city("accommodations", city)

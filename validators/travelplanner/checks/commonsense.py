@@ -19,7 +19,7 @@ from .whereabouts import DAY_TRIP_KM, day_trip_reach
 
 
 def is_reasonable_visiting_city(trip: Trip) -> Outcome:
-    q, cities = trip.query, []
+    q, cities = trip.query, list[str]()
     for i, unit in enumerate(trip.days):
         text = unit["current_city"]
         ended = cities[-1] if cities else None
@@ -59,7 +59,7 @@ def _current_city_form(trip: Trip, text: str) -> str | None:
         failure = city_form_failure(trip, text)
         return f"names more than one city: {failure}" if failure else None
     origin, destination = trip.from_to(text)
-    if f"from {origin} to {destination}" != text:
+    if origin is None or destination is None or f"from {origin} to {destination}" != text:
         return f"says more than 'from A to B': {text!r}"
     failure = city_form_failure(trip, origin) or city_form_failure(trip, destination)
     return f"names more than two cities: {failure}" if failure else None
@@ -413,7 +413,7 @@ def _no_attraction(trip: Trip, value: Any) -> bool:
 
 
 def _visiting_city_number(trip: Trip) -> bool:
-    q, cities = trip.query, set()
+    q, cities = trip.query, set[str]()
     for i, unit in enumerate(trip.days):
         text = unit["current_city"]
         if "from" in text:

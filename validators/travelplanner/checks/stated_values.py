@@ -44,19 +44,19 @@ def stated_value_failure(trip: Trip, i: int, value: str) -> str | None:
                 label = key.replace("_", " ")
                 return f"{where} states {label} {fields[key]}, but flight {row.flight_number} has {actual} (Q16)."
         return None
-    row = trip.store.distance(before_parenthesis(origin), before_parenthesis(destination))
-    if row is None or row.duration is None or row.distance is None:
+    leg = trip.store.distance(before_parenthesis(origin), before_parenthesis(destination))
+    if leg is None or leg.duration is None or leg.distance is None:
         return None  # the sandbox check fails the leg
     if "duration" in fields:
-        stated, actual = duration_minutes(fields["duration"]), duration_minutes(row.duration)
-        if stated is None or actual is None or abs(stated - actual) > DURATION_TOLERANCE_MIN:
+        stated_min, actual_min = duration_minutes(fields["duration"]), duration_minutes(leg.duration)
+        if stated_min is None or actual_min is None or abs(stated_min - actual_min) > DURATION_TOLERANCE_MIN:
             return (f"{where} states duration {fields['duration']!r}, but {origin} to {destination} takes "
-                    f"{row.duration} (Q16: tolerance {DURATION_TOLERANCE_MIN} mins).")
+                    f"{leg.duration} (Q16: tolerance {DURATION_TOLERANCE_MIN} mins).")
     if "distance" in fields:
-        stated_km, actual_km = distance_km(fields["distance"]), distance_km(row.distance)
+        stated_km, actual_km = distance_km(fields["distance"]), distance_km(leg.distance)
         if stated_km is None or actual_km is None or abs(stated_km - actual_km) > DISTANCE_TOLERANCE * actual_km:
             return (f"{where} states distance {fields['distance']!r}, but {origin} to {destination} is "
-                    f"{row.distance} (Q16: tolerance {DISTANCE_TOLERANCE:.0%}).")
+                    f"{leg.distance} (Q16: tolerance {DISTANCE_TOLERANCE:.0%}).")
     if "cost" in fields:
         charged = ground_cost(trip.store, origin, destination, fields["mode"])
         stated = _number(fields["cost"])

@@ -103,14 +103,14 @@ def end_of_day(day: Day) -> int | None:
     moves = day.moves
     if not moves:
         return one_city(day.start, *_shape(day.items, day.city)) if day.city == day.night else None
-    if len(moves) == 1 and moves[0].departs is not None:
+    if len(moves) == 1 and (departs := moves[0].departs) is not None:
         flight = moves[0]
         if (flight.origin, flight.destination) != (day.city, day.night):
             return None
         before = one_city(day.start, *_shape(day.items, flight.origin))
-        if before is None or before > flight.departs - BOARDING:
+        if before is None or before > departs - BOARDING:
             return None
-        return one_city(flight.departs + flight.minutes + LANDING, *_shape(day.items, flight.destination))
+        return one_city(departs + flight.minutes + LANDING, *_shape(day.items, flight.destination))
     if len(moves) == 2 and moves[0].departs is None is moves[1].departs and \
             (moves[0].origin, moves[0].destination) == (moves[1].destination, moves[1].origin):
         a, b = moves[0].origin, moves[0].destination
@@ -239,10 +239,11 @@ def solve(day: Day, items: Sequence[Item] | None = None, open_last: bool = False
     finals = [s for s in layer if s[2] == day.night and (s[3] or flight is None)]
     if not finals:
         return None
-    state: tuple | None = min(finals, key=lambda s: best[s][0])
-    end, steps = best[state][0], []
-    while state is not None:
-        _, state, step = best[state]
+    fastest: tuple = min(finals, key=lambda s: best[s][0])
+    node: tuple | None = fastest
+    end, steps = best[fastest][0], []
+    while node is not None:
+        _, node, step = best[node]
         if step is not None:
             steps.append(step)
     return Schedule(tuple(reversed(steps)), end)
@@ -270,9 +271,11 @@ def _moved(best: dict, layer: list, ground: list[Move], flight: Move | None) -> 
             meal, seen, city, flown = state
             time = best[state][0]
             options = [(m, time, time + m.minutes, time + m.minutes, False) for m in ground if m.origin == city]
-            if flight is not None and not flown and flight.origin == city and time + BOARDING <= flight.departs:
-                lands = flight.departs + flight.minutes
-                options.append((flight, flight.departs, lands, lands + LANDING, True))
+            departs = None if flight is None else flight.departs  # a flight's is always set
+            if flight is not None and departs is not None and not flown and flight.origin == city \
+                    and time + BOARDING <= departs:
+                lands = departs + flight.minutes
+                options.append((flight, departs, lands, lands + LANDING, True))
             for move, leaves, lands, free, flies in options:
                 target = (meal, seen, move.destination, flown or flies)
                 if target in best and best[target][0] <= free:

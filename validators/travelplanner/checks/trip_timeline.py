@@ -54,7 +54,7 @@ def timeline_failure(trip: Trip) -> str | None:
         end = _quick_end(trip, i, unit, ended)
         if end is NotImplemented:
             day = _day(trip, i, unit, ended)
-            if day.__class__ is str:
+            if isinstance(day, str):
                 ended = 0
                 continue
             end = end_of_day(day)
@@ -136,7 +136,7 @@ def trip_timeline(trip: Trip) -> list[TimedDay]:
     ended = 0
     for i, unit in enumerate(trip.days):
         day = _day(trip, i, unit, ended)
-        if day.__class__ is str:
+        if isinstance(day, str):
             out.append(TimedDay(i + 1, None, None, None, day))
             ended = 0
             continue

@@ -189,13 +189,13 @@ def _transport(value: str, i: int, query: Query, store: SandboxStore, mode: Mode
             return f"{lead}no flight {number} from {origin} to {destination} on {date or 'any date'}{elsewhere}"
         return (f"{lead}{row.flight_number} {row.origin} to {row.destination} on {row.flight_date}: departs "
                 f"{row.dep_time}, arrives {row.arr_time}, ${row.price:g} a person")
-    row = store.distance(origin, destination)
-    if row is None:
+    leg = store.distance(origin, destination)
+    if leg is None:
         return f"{lead}no distance row from {origin} to {destination}"
     kind = "self-driving" if "self-driving" in value.lower() else "taxi"
     cost = ground_cost(store, origin, destination, kind)
     charged = f"charged ${cost} a {'car' if kind == 'self-driving' else 'taxi'}" if cost is not None else "unusable"
-    return f"{lead}{origin} to {destination}: {row.duration}, {row.distance}; {charged}"
+    return f"{lead}{origin} to {destination}: {leg.duration}, {leg.distance}; {charged}"
 
 
 def render(explanation: Explanation, console: Any) -> None:
