@@ -14,9 +14,11 @@
 # suite); `<venv>/bin/python -m pytest tests/adapters/<name>` runs the whole suite there, where a test of a feature
 # that release lacks skips, saying why.
 # Every named suite runs even when an earlier one fails; each prints its time, and the exit status is 1 if any failed.
+# Also: verifiers | openenv (the environment standards pin mcp against each other and the core's serve extra, so a
+# venv each) | ray (planshape serve --ray on a local Ray instance, .venv-ray from scripts/setup-ray.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-ALL=(core verl verl@0.7 trl trl@1.9 trl@0.20 openrlhf openrlhf@0.10)
+ALL=(core verl verl@0.7 trl trl@1.9 trl@0.20 openrlhf openrlhf@0.10 verifiers openenv ray)
 
 release_of() {  # suite -> "adapter release venv [test files: the contract subset; none: the whole suite]"
   case "$1" in
@@ -37,7 +39,7 @@ while [ $# -gt 0 ] && [ "$1" != "--" ]; do suites+=("$1"); shift; done
 [ "${1:-}" = "--" ] && shift
 if [ "${suites[0]:-}" = "--list" ]; then
   echo "core - .venv"
-  for suite in "${ALL[@]:1}"; do echo "$suite $(release_of "$suite" | cut -d' ' -f1-3)"; done
+  for suite in "${ALL[@]:1}"; do release_of "$suite" >/dev/null && echo "$suite $(release_of "$suite" | cut -d' ' -f1-3)"; done
   exit 0
 fi
 [ ${#suites[@]} -gt 0 ] || suites=("${ALL[@]}")
@@ -46,8 +48,13 @@ for suite in "${suites[@]}"; do
   echo "=== planshape test suite: $suite ==="
   start=$SECONDS
   if [ "$suite" = core ]; then
-    { bash scripts/setup.sh && .venv/bin/ruff check . && .venv/bin/python -m pytest -q tests --ignore=tests/adapters "$@"; } \
+    { bash scripts/setup.sh && .venv/bin/ruff check . && bash scripts/typecheck.sh \
+      && .venv/bin/python -m pytest -q tests --ignore=tests/adapters --ignore=tests/ray "$@"; } || failed+=("$suite")
+  elif [ "$suite" = verifiers ] || [ "$suite" = openenv ]; then
+    { bash "scripts/setup-$suite.sh" && ".venv-$suite/bin/python" -m pytest -q "tests/adapters/$suite" "$@"; } \
       || failed+=("$suite")
+  elif [ "$suite" = ray ]; then
+    { bash scripts/setup-ray.sh && .venv-ray/bin/python -m pytest -q tests/ray "$@"; } || failed+=("$suite")
   elif spec=$(release_of "$suite"); then
     read -r adapter release venv files <<< "$spec"
     paths=("tests/adapters/$adapter")

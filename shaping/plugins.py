@@ -14,7 +14,7 @@ import sys
 from collections.abc import Mapping
 from functools import cache
 from importlib import metadata
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import pluggy
 
@@ -74,7 +74,7 @@ def _named(hook: pluggy.HookCaller, what: str) -> dict[str, Any]:
     named: dict[str, Any] = {}
     owner: dict[str, str] = {}
     for impl in hook.get_hookimpls():  # registration order: the built-ins first
-        for name, obj in impl.function().items():
+        for name, obj in cast("Mapping[str, Any]", impl.function()).items():
             if name in named:
                 raise PluginError(f"{what} {name!r} is defined by plugins {owner[name]!r} and {impl.plugin_name!r}; "
                                   "rename one, or block a plugin with PLANSHAPE_BLOCK_PLUGINS")
@@ -121,6 +121,11 @@ def describe() -> list[tuple[str, list[str]]]:
         hooks = sorted(h.name for h in pm.get_hookcallers(plugin) or [])
         out.append((name, hooks))
     return out
+
+
+def loaded() -> tuple[str, ...]:
+    """The names of the plugins registered now (what a per-process cache of built objects must key on)."""
+    return tuple(name for name, _ in plugin_manager().list_name_plugin())
 
 
 def versions() -> dict[str, str]:

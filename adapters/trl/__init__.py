@@ -1,6 +1,8 @@
-"""planshape for TRL's ``GRPOTrainer``: the reward function (0.20+), the PlanPO trainer and tools (1.9+), data.
+"""planshape for TRL's ``GRPOTrainer``: the reward function (0.20+), the PlanPO trainer and tools (1.9+), data, and
+the ``environment_factory`` class.
 
     from planshape.adapters.trl import PlanPOTrainer, PlanshapeReward, planner_tools, to_dataset
+    from planshape.adapters.trl import EnvironmentGRPOTrainer, travelplanner_env
 
 Names load on first use, so ``planshape.adapters.trl.cli`` imports without TRL installed; the trainer checks
 the TRL version and the private methods it overrides when it is imported (``version.py``); what each release
@@ -15,7 +17,8 @@ from typing import Any
 _NAMES = {
     "PlanshapeReward": "reward", "PlanPOMixin": "trainer", "PlanPOTrainer": "trainer", "planner_tools": "tools",
     "to_dataset": "data", "load_queries": "data", "check_version": "version", "tiny_model": "tiny",
-    "tiny_tokenizer": "tiny", "run_shaper": "config", "log_metrics_to": "reward",
+    "tiny_tokenizer": "tiny", "run_shaper": "config", "log_metrics_to": "reward", "travelplanner_env": "environment",
+    "TravelPlannerEnv": "environment", "EnvironmentAnswers": "environment", "EnvironmentGRPOTrainer": "environment",
 }
 __all__ = sorted(_NAMES)
 

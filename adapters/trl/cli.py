@@ -7,7 +7,14 @@ from __future__ import annotations
 
 import argparse
 
-from planshape.shaping.facade import add_check_arguments, add_data_arguments, data_shaper, hookimpl, print_written
+from planshape.shaping.facade import (
+    UnsupportedRelease,
+    add_check_arguments,
+    add_data_arguments,
+    data_shaper,
+    hookimpl,
+    print_written,
+)
 
 from .support import SUPPORT  # noqa: F401 - the release table that `planshape plugins` reads here
 
@@ -22,7 +29,6 @@ def _prepare_data(args: argparse.Namespace) -> int:
 
 
 def _check(args: argparse.Namespace) -> int:
-    from planshape.shaping.facade import UnsupportedRelease
 
     from .check import check_launch
 

@@ -1,12 +1,14 @@
 """``Shaper``: one validated configuration bound to its sandbox, scorer and estimator, doing the facade's two
-jobs: score model outputs at a step, and turn a batch's scores into per-token advantages. Its other members
-(metric names, the agent side, describe/explain, per-process resources) live one concern per module."""
+jobs: score model outputs at a step, and turn a batch's scores into per-token advantages. Its other members live
+one concern per module: the success rule (``success``), weighing at another step (``carried``), metric names
+(``metrics``), the agent side (``agent``), describe/explain (``describe``), per-process resources
+(``resources``)."""
 
 from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -19,18 +21,19 @@ from .. import plugins
 from ..budget import Failed, run_with_budget, score_all
 from ..components import COMPONENTS, ERROR, failure_categories
 from ..config import ConfigError, ShapingConfig, as_mapping, takes_alpha
-from ..observe.metric_names import metric_name
 from ..observe.monitor import NOT_CHECKED
 from ..observe.verdict_log import verdict_code
-from ..reward import RewardResult, Scorer, weighted_sum
+from ..reward import RewardResult, Scorer
 from ..scores import SampleScore, TokenAdvantages
 from . import queries, steps
 from .agent import AgentSide
+from .carried import Reweighing
 from .describe import Description
 from .metrics import MetricNames
 from .queries import QueryLike, as_query, parse_query
 from .resources import ProcessResources
 from .steps import as_step
+from .success import SuccessRule
 
 if TYPE_CHECKING:
     import torch
@@ -38,16 +41,7 @@ if TYPE_CHECKING:
     from ..advantages import Advantages, Rollouts
 
 
-@dataclass(frozen=True)
-class Carried:
-    """Samples checked at rollout, weighed at the trainer's step: one value per sample each."""
-
-    reward: np.ndarray
-    success: np.ndarray
-    metrics: dict[str, np.ndarray]  # every logged name of ``Shaper.metric_names`` that was carried
-
-
-class Shaper(MetricNames, AgentSide, Description, ProcessResources):
+class Shaper(Reweighing, SuccessRule, MetricNames, AgentSide, Description, ProcessResources):
     """One validated configuration, bound to its store, scorer and estimator (build one per process).
 
     >>> shaper = Shaper.from_mapping({"database": "sample", "schedule": "curriculum-8b", "total_steps": 500})
@@ -76,12 +70,12 @@ class Shaper(MetricNames, AgentSide, Description, ProcessResources):
 
     @classmethod
     def shared(cls, source: Any, run_steps: int | None = None, run_source: str = "the trainer") -> Shaper:
-        """``from_mapping``, built once per process for equal settings: every reward call, tool and estimator of
-        a worker shares one ``Shaper`` (and so one sandbox, opened on first use). Text (a file path or inline
-        YAML/JSON) is keyed as given, anything else by its canonical JSON."""
+        """``from_mapping``, built once per process for equal settings and plugins: every reward call, tool and
+        estimator of a worker shares one ``Shaper`` (and so one sandbox, opened on first use). Text (a file path
+        or inline YAML/JSON) is keyed as given, anything else by its canonical JSON."""
         text = isinstance(source, (str, Path))
         key = str(source) if text else json.dumps(as_mapping(source), sort_keys=True, default=str)
-        return _shared(cls, text, key, run_steps, run_source)
+        return _shared(cls, text, key, run_steps, run_source, plugins.loaded())  # type: ignore[arg-type]  # a class hashes
 
     @property
     def estimator_only(self) -> bool:
@@ -123,44 +117,6 @@ class Shaper(MetricNames, AgentSide, Description, ProcessResources):
         self._log_scores(step, scores)
         return scores
 
-    def weigh(self, components: Mapping[str, Any], step: int) -> Any:
-        """The reward at ``step`` of components checked earlier (floats, or one array per component): no sandbox
-        is opened, so a trainer process can weigh what its rollout workers checked."""
-        return weighted_sum(components, {**self.config.component_weights, **self.schedule.weights(as_step(step))})
-
-    def reweigh(self, scored: SampleScore, step: int) -> SampleScore:
-        """A score checked at one step, weighed at another: how a trainer that scores at rollout, before it knows
-        the step, checks each sample once."""
-        step = as_step(step)
-        reward = float(self.weigh(scored.components, step))
-        return replace(scored, reward=reward, success=self._success(reward, scored.components, step), step=step,
-                       stage=self.schedule.stage(step).name)
-
-    @property
-    def carried_names(self) -> tuple[str, ...]:
-        """The keys of ``carried``, in order."""
-        return tuple(dict.fromkeys((*self.metric_names, *(metric_name(k) for k in COMPONENTS))))
-
-    def carried(self, scored: SampleScore) -> dict[str, float]:
-        """What a rollout worker that cannot know the step sends the trainer beside the reward: every metric, and
-        the six components always, which ``weigh_carried`` reads back at the trainer's step."""
-        return {**scored.metrics(), **{metric_name(k): float(scored.components.get(k, 0.0)) for k in COMPONENTS}}
-
-    def weigh_carried(self, columns: Mapping[str, Any], step: int) -> Carried:
-        """Carried samples (``carried``, one column per name) at ``step``: reward and success from the components,
-        the metrics to log (``core`` at this step, components kept only where the config logs them)."""
-        try:
-            components = {k: np.asarray(columns[metric_name(k)], dtype=np.float64) for k in COMPONENTS}
-        except KeyError as exc:
-            raise ValueError(f"no {exc.args[0]!r} among the carried columns: the samples were not scored by "
-                             "planshape's rollout side (Shaper.carried)") from None
-        reward = np.asarray(self.weigh(components, step), dtype=np.float64)
-        success = self.success_of(reward, as_step(step), components["pass"] == 1.0)
-        logged = {name: np.asarray(columns[name], dtype=np.float64) for name in self.metric_names if name in columns}
-        if "core" in self.config.metrics:
-            logged.update({metric_name("reward"): reward, metric_name("success"): success.astype(np.float64)})
-        return Carried(reward, success, logged)
-
     def _score_now(self, text: Any, query: Query | Mapping[str, Any], step: int) -> SampleScore:
         query = parse_query(query)
         return replace(self._wrap(self.scorer.score(text, query, step)), level=query.level or "", days=query.days)
@@ -194,49 +150,6 @@ class Shaper(MetricNames, AgentSide, Description, ProcessResources):
         return SampleScore(scored.reward, success, scored.failure, scored.reason, scored.stage, scored.step,
                            scored.components, self.categories, verdict_code(scored.result), watch,
                            groups=self.config.metrics)
-
-    # --- the success rule, shared by both jobs ----------------------------------------------------------------
-
-    def max_reward(self, step: int) -> float:
-        """The largest reward a sample can get at ``step``: every weighted component at 1, the gate open."""
-        return float(sum(self.schedule.weights(as_step(step)).values()))
-
-    def success_from_rewards(self, rewards: Sequence[float] | np.ndarray, step: int) -> np.ndarray:
-        """Success flags from scalar rewards alone (what an estimator sees in VERL and TRL): ``success_of``."""
-        return self.success_of(np.asarray(rewards, dtype=np.float64).reshape(-1), as_step(step))
-
-    def _success(self, reward: float, components: Mapping[str, float], step: int) -> bool:
-        return bool(self.success_of(np.asarray([reward]), step, np.asarray([components.get("pass", 0.0) == 1.0]))[0])
-
-    @property
-    def success_flag(self) -> str | None:
-        """The trainer's per-sample field that decides success (``success.by=flag``), else None: the one question
-        every adapter asks before reading flags."""
-        return self.config.success_flag
-
-    def success_of(self, rewards: np.ndarray, step: int, passed: np.ndarray | None = None) -> np.ndarray:
-        """THE success rule, used by every path (facade, ``planshape score``, every adapter).
-
-        ``threshold``: reward >= threshold. ``flag``: the trainer's per-sample flags, given as ``passed``.
-        ``pass``: the final pass, read from ``passed`` when the caller has the components, else from the reward
-        reaching the stage's maximum, which implies the final pass for every schedule the config accepted
-        (``config.success_readable_from_reward``)."""
-        if self.config.success.by == "threshold":
-            return rewards >= self.config.success.threshold
-        if self.success_flag is not None and passed is None:
-            raise ValueError(f"success.by='flag': pass the trainer's per-sample {self.success_flag!r} flags "
-                             "(the adapter reads them); they cannot be read from the reward")
-        if passed is not None:
-            from ..advantages.inputs import success_flags  # 0/1 only: 0.5, NaN or "False" is an error
-
-            return success_flags(passed, len(rewards))
-        top = self.max_reward(step)
-        return rewards >= top - 1e-6 * max(1.0, top)
-
-    @property
-    def staged(self) -> bool:
-        """Whether the reward's weights change with the step: a trainer must then pass the real step."""
-        return self.config.staged
 
     # --- job 2: advantages -----------------------------------------------------------------------------------
 
@@ -303,5 +216,6 @@ class Shaper(MetricNames, AgentSide, Description, ProcessResources):
 
 
 @lru_cache(maxsize=8)
-def _shared(cls: type[Shaper], text: bool, key: str, run_steps: int | None, run_source: str) -> Shaper:
+def _shared(cls: type[Shaper], text: bool, key: str, run_steps: int | None, run_source: str,
+            loaded: tuple[str, ...]) -> Shaper:
     return cls.from_mapping(key if text else json.loads(key), run_steps, run_source)

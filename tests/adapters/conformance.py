@@ -26,6 +26,8 @@ import pytest
 from planshape.shaping.facade import Report, Shaper, UnsupportedRelease
 from planshape.validators.travelplanner import sample
 
+from tests.one_path_plugin import CHECK, loaded, passing_rollout
+
 SETTINGS = {"database": "sample", "schedule": "stage1", "estimator": "grpo", "total_steps": 10}
 """The run every binding scores with (its reward path is given these settings too)."""
 MODULES = ("config", "version", "check", "data", "cli", "reward", "tools")
@@ -76,7 +78,8 @@ def test_prepare_data_writes_every_split_it_names(contract, tmp_path):
     prepare = module(contract, "data").prepare_data
     assert list(inspect.signature(prepare).parameters)[:3] in (["shaper", "queries", "out"],
                                                               ["shaper", "queries", "out_dir"])
-    written = prepare(shaper, ["sample"], tmp_path / "out.jsonl" if contract.name != "verl" else tmp_path / "out")
+    out = tmp_path / "out.jsonl" if contract.name != "verl" else tmp_path / "out"  # VERL's is a folder
+    written = prepare(shaper, ["sample"], out, val_size=1)
     assert "train" in written
     queries = len(shaper.read_queries("sample"))
     assert sum(info["rows"] for info in written.values()) == queries
@@ -103,3 +106,13 @@ def test_the_trainers_reward_path_scores_as_the_facade(contract):
     expected = [s.reward for s in facade.score_batch(texts, queries, 0)]
     assert contract.reward(texts, queries) == pytest.approx(expected)
     assert max(expected) == facade.max_reward(0) == 5.0 and min(expected) == 0.0
+
+
+def test_a_plugins_reading_and_checks_reach_the_trainers_reward(contract):
+    """A plugin with its own answer format and a failing check: the trainer's reward reads and judges the text
+    as the facade does (one path from text to verdicts)."""
+    text, query = passing_rollout()
+    with loaded():
+        scored = Shaper.from_mapping(SETTINGS).score(text, query, 0)
+        assert contract.reward([text], [query]) == pytest.approx([scored.reward])
+    assert scored.failure == f"commonsense:{CHECK}" and 0 < scored.reward < 5.0
