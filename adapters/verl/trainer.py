@@ -116,7 +116,11 @@ def advantage_metrics(shaper: Shaper, stats: Mapping[str, float]) -> dict[str, f
     return {name: float(stats[name]) for name in shaper.advantage_metric_names if name in stats}
 
 
-class PlanshapeSteps:
+# A mixin over VERL's trainer classes, which ship no type hints: to the type checker it subclasses "anything".
+_VerlTrainer: Any = object
+
+
+class PlanshapeSteps(_VerlTrainer):
     """planshape's part of a V1 trainer; put before VERL's trainer of a mode (see the module docstring)."""
 
     mode: str  # VERL's own name of the mode this class behaves as
