@@ -86,6 +86,8 @@ TEXT_FLAGS: dict[str, dict[str, Any]] = {
     "--rollout.n_samples_per_prompt": {"type": int, "default": 1},
     "--algo.kl.init_coef": {"type": float, "default": 0.01},
     "--algo.kl.use_loss": {"action": "store_true"},
+    "--reward.normalize_enable": {"action": "store_true"},
+    "--reward.clip_range": {"type": float, "nargs": 2, "default": (-10.0, 10.0)},
 }
 """The flags the setup hook checks (``advantages.check_trainer_args``), with OpenRLHF's defaults as its parser
 (``train_ppo_ray``) sets them in 0.10.2-0.11.x."""
