@@ -357,13 +357,17 @@ class Shaper:
     def advantages(self, scores: Any, mask: torch.Tensor, index: Sequence[Any] | np.ndarray, step: int,
                    success: Sequence[bool] | np.ndarray | None = None,
                    trajectory: Sequence[Any] | np.ndarray | None = None,
-                   turn_order: Sequence[int] | np.ndarray | None = None) -> TokenAdvantages:
+                   turn_order: Sequence[int] | np.ndarray | None = None,
+                   anchors: Sequence[Sequence[Any]] | None = None) -> TokenAdvantages:
         """Per-token advantages of a batch: ``scores`` (B,), ``mask`` (B, L) assistant tokens, ``index`` (B,)
         group ids (any hashable; groups need not be contiguous), ``success`` (B,) or read from the scores.
 
         ``trajectory`` (B,): the row-per-turn layout, rows of one trajectory sharing an id (``advantages.layout``:
         the trajectory's turns are its rows' turns in ``turn_order``, default batch order; its outcome is its
-        final row's). Without it, each row is one whole trajectory. Statistics count each trajectory once."""
+        final row's). Without it, each row is one whole trajectory. Statistics count each trajectory once.
+        ``anchors`` (B,): per row, the anchor state id of each of its assistant turns (GiGPO's step groups;
+        ``uses_anchors``, ``tool_call_anchors``)."""
+        from .advantages.anchors import anchor_codes
         from .advantages.inputs import success_flags
         from .advantages.tokens import broadcast, token_advantages, turn_spans  # torch only when asked for
 
@@ -373,9 +377,10 @@ class Shaper:
         flags = self.success_from_rewards(reward, step) if success is None else success_flags(success, len(reward))
         spans = turn_spans(mask)
         turns, lengths = spans.numpy()
+        anchor = None if anchors is None else anchor_codes(anchors, turns)
         if trajectory is None:
             tokens, result = token_advantages(reward, mask, index, self.estimator, success=flags, spans=spans,
-                                              **self.estimator_options(step))
+                                              anchor=anchor, **self.estimator_options(step))
             per_row, per_turn, turn_term = result.trajectory, result.per_turn, result.turn
             stats_of = (result, turns, lengths, flags, index)
             groups = index.tolist() if hasattr(index, "tolist") else list(index)
@@ -383,7 +388,7 @@ class Shaper:
         else:
             from .advantages.layout import gather_rows
 
-            rows = gather_rows(trajectory, index, reward, flags, turns, lengths, turn_order)
+            rows = gather_rows(trajectory, index, reward, flags, turns, lengths, turn_order, anchor)
             result = self.estimator(rows.rollouts, **self.estimator_options(step))
             per_turn, turn_term = rows.to_rows(result.per_turn), rows.to_rows(result.turn)
             per_row = result.trajectory[rows.trajectory]
@@ -395,6 +400,20 @@ class Shaper:
         if log is not None:  # one record per trajectory, in either layout
             log.advantages(step, *logged)
         return TokenAdvantages(tokens, self._stats(*stats_of), per_row, per_turn, turn_term, turns, lengths, flags)
+
+    @property
+    def uses_anchors(self) -> bool:
+        """Whether the estimator groups turns by anchor state (GiGPO): the adapter then passes ``anchors``, by
+        ``config.anchor_key``: the trainer's per-turn state ids, or ``tool_call_anchors`` of the turns' text."""
+        return bool(getattr(self.estimator, "uses_anchors", False))
+
+    @staticmethod
+    def tool_call_anchors(turn_texts: Sequence[Any]) -> list[str]:
+        """The TravelPlanner anchor of each turn of one trajectory from its assistant turns' text: the tool
+        calls and arguments made before the turn (``advantages/anchors.py``); never raises on model text."""
+        from .advantages.anchors import tool_call_anchors
+
+        return tool_call_anchors(turn_texts)
 
     @staticmethod
     def final_turns(mask: torch.Tensor) -> list[tuple[int, int] | None]:

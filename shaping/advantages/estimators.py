@@ -1,13 +1,15 @@
-"""Advantage estimators over multi-turn rollouts: GRPO and PlanPO (arXiv 2608.17289), vectorised in numpy.
+"""Advantage estimators over multi-turn rollouts: GRPO and PlanPO (arXiv 2608.17289), vectorised in numpy; the
+rollouts they (and ``gigpo``, ``rloo``) read.
 
 Inputs are per trajectory (group, reward, success, turn count T_i) plus the flat, trajectory-major list of
-per-turn generated-token lengths L_{i,t}. Outputs are per trajectory and per turn; ``turns.broadcast``
-puts them on the trainer's token tensor. No Python loop runs over groups or turns.
+per-turn generated-token lengths L_{i,t} (and, for GiGPO, each turn's anchor state). Outputs are per trajectory
+and per turn; ``turns.broadcast`` puts them on the trainer's token tensor. No Python loop runs over groups or
+turns.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
@@ -15,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from . import inputs
+from .anchors import anchor_codes
 from .inputs import group_codes
 
 __all__ = ["Advantages", "Rollouts", "grpo", "group_codes", "planpo", "segment_normalise"]
@@ -25,13 +28,16 @@ FAILURE_CREDIT = ("none", "turn-cap")
 
 @dataclass(frozen=True)
 class Rollouts:
-    """One batch of trajectories. ``lengths`` holds every turn's token count, trajectory after trajectory."""
+    """One batch of trajectories. ``lengths`` holds every turn's token count, trajectory after trajectory;
+    ``anchor``, where the trainer or environment gives one, the code of the state each turn was taken in
+    (equal codes: the same state; ``anchors.py``), in the same order."""
 
     group: np.ndarray  # (N,) int: group (prompt) code
     reward: np.ndarray  # (N,) float
     success: np.ndarray  # (N,) bool
     turns: np.ndarray  # (N,) int: T_i
     lengths: np.ndarray  # (sum T_i,) int: L_{i,t}
+    anchor: np.ndarray | None = None  # (sum T_i,) int: the state code of turn t of trajectory i
 
     def __post_init__(self) -> None:
         """Every field checked (a ValueError names it); arrays normalised to int64 / float64 / bool."""
@@ -44,15 +50,24 @@ class Rollouts:
         if int(np.sum(checked["turns"])) != len(checked["lengths"]):
             raise ValueError(f"turns add up to {int(np.sum(checked['turns']))} but {len(checked['lengths'])} "
                              "lengths were given")
+        if self.anchor is not None:
+            checked["anchor"] = inputs.dense_codes(self.anchor, "anchor")
+            if len(checked["anchor"]) != len(checked["lengths"]):
+                raise ValueError(f"anchor must hold one state code per turn ({len(checked['lengths'])}), got "
+                                 f"{len(checked['anchor'])}")
         for name, value in checked.items():
             object.__setattr__(self, name, value)
 
     @classmethod
     def build(cls, group: Sequence[Any], reward: Sequence[float], success: Sequence[bool],
-              turn_lengths: Sequence[Sequence[int]]) -> Rollouts:
-        """From plain sequences; ``group`` may hold any hashable ids (prompt uids, tuples)."""
+              turn_lengths: Sequence[Sequence[int]], anchors: Sequence[Sequence[Hashable]] | None = None
+              ) -> Rollouts:
+        """From plain sequences; ``group`` may hold any hashable ids (prompt uids, tuples); ``anchors``: per
+        trajectory, the state id (any hashable) of each of its turns."""
         turns, flat = inputs.nested_token_counts(turn_lengths)
-        return cls(group_codes(group), inputs.rewards(reward), inputs.success_flags(success, len(turns)), turns, flat)
+        anchor = None if anchors is None else anchor_codes(anchors, turns)
+        return cls(group_codes(group), inputs.rewards(reward), inputs.success_flags(success, len(turns)), turns, flat,
+                   anchor)
 
     @cached_property
     def owner(self) -> np.ndarray:
@@ -232,4 +247,3 @@ def _index_segments(rollouts: Rollouts) -> tuple[np.ndarray, int, np.ndarray]:
 
 
 Estimator = Callable[..., Advantages]
-BUILTIN_ESTIMATORS: dict[str, Estimator] = {"grpo": grpo, "planpo": planpo}

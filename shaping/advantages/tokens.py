@@ -22,12 +22,14 @@ def token_advantages(
     estimator: Estimator,
     success: np.ndarray | None = None,
     spans: TurnSpans | None = None,
+    anchor: np.ndarray | None = None,
     **options: Any,
 ) -> tuple[torch.Tensor, Advantages]:
     """Per-token advantages (0 outside assistant turns) and the per-turn result behind them.
 
     ``success`` flags each trajectory (decided by ``Shaper.success_of``; none: all False, as GRPO needs no
-    flags). ``spans``: the mask's turns, when the caller has them already.
+    flags). ``spans``: the mask's turns, when the caller has them already. ``anchor``: each turn's anchor state
+    code (``anchors.anchor_codes``), for GiGPO.
     ``options`` go to the estimator (its own signature rejects an unknown one).
     """
     reward = torch.as_tensor(scores).detach().double().cpu().numpy().reshape(-1)
@@ -35,6 +37,6 @@ def token_advantages(
         success = np.zeros(len(reward), dtype=bool)
     spans = spans if spans is not None else turn_spans(mask)
     turns, lengths = spans.numpy()
-    rollouts = Rollouts(group_codes(index), reward, success, turns, lengths)  # Rollouts checks every field
+    rollouts = Rollouts(group_codes(index), reward, success, turns, lengths, anchor)  # Rollouts checks every field
     result = estimator(rollouts, **options)
     return broadcast(result.per_turn, mask, spans), result
