@@ -416,6 +416,19 @@ class Shaper:
         return tool_call_anchors(turn_texts)
 
     @staticmethod
+    def turn_texts(mask: torch.Tensor, token_ids: torch.Tensor, decode: Any) -> list[list[str]]:
+        """Each row's assistant turns as text: ``decode`` (a tokenizer's ``decode``) of the ``token_ids`` under
+        each run of 1s of the (B, L) ``mask`` (aligned with it), in order (``tool_call_anchors`` reads them)."""
+        from .advantages.turns import turn_spans
+
+        spans = turn_spans(mask)
+        ids = token_ids.tolist()
+        texts: list[list[str]] = [[] for _ in range(mask.shape[0])]
+        for row, start, end in zip(spans.rows.tolist(), spans.starts.tolist(), spans.ends.tolist(), strict=True):
+            texts[row].append(decode(ids[row][start:end]))
+        return texts
+
+    @staticmethod
     def final_turns(mask: torch.Tensor) -> list[tuple[int, int] | None]:
         """The ``[start, end)`` columns of each row's final assistant turn in a (B, L) assistant mask (the last
         run of 1s; None for a row with no turn): where a trainer decodes the answer from."""

@@ -22,7 +22,7 @@ from .inputs import group_codes
 
 __all__ = ["Advantages", "Rollouts", "grpo", "group_codes", "planpo", "segment_normalise"]
 
-GROUPINGS = ("index-success", "index", "task", "index-final")
+GROUPINGS = ("index-final", "index-success", "index", "task")
 FAILURE_CREDIT = ("none", "turn-cap")
 
 
@@ -140,7 +140,7 @@ def grpo(rollouts: Rollouts, norm_by_std: bool = True, eps: float = 1e-6) -> Adv
 def planpo(
     rollouts: Rollouts,
     alpha: float = 0.1,
-    grouping: str = "index-success",
+    grouping: str = "index-final",
     norm: str = "std",
     eps: float = 1e-6,
     failure_credit: str = "none",
@@ -151,29 +151,28 @@ def planpo(
     * A^E normalises R^E_i = 1[success]·R_i / T_i over the N trajectories of a group; each trajectory is one
       sample, however many turns it has.
     * A^S normalises R^S_{i,t} = 1[success]·R_i / L_{i,t}. ``grouping`` picks the turn group (the paper's
-      text and Eq. (4) disagree, notes §2.3):
-      ``"index-success"`` (default): turn index t over the successful trajectories still active at t;
+      text and Eq. (4) disagree, notes §2.3; every reading stays selectable):
+      ``"index-final"`` (default; not in the paper): among the successful trajectories, a non-final turn is
+      compared with the other successes' non-final turns at the same index t, and a trajectory's final turn
+      with the other successes' final turns, at whatever index they came.
+      ``"index-success"`` (the paper's reading, and the default before CHANGELOG.md's change of defaults): turn
+      index t over the successful trajectories still active at t;
       ``"index"``: Eq. (4) as written, turn index t over every active trajectory, failures included;
       ``"task"``: every turn of every successful trajectory of the task in one group (the prose's "flatten").
-      Why the default: it keeps the prose's "only among successful responses" and Eq. (4)'s per-index
-      comparison, so the length term compares a response only with other successes' responses at the same
-      point of the task. "index" leaks the success signal (already in A^E) into the length term: a success
-      gets A^S > 0 next to an active failure even with equal lengths. "task" ranks a trajectory's turns against
-      each other, so even identical trajectories get non-zero A^S (a long final-answer turn is always
-      penalised). The default's known cost, shared with "index" and "task": a turn that ends its trajectory at
-      t is measured against turns that went on, so when final turns are longer than the others the turn term
-      pushes towards more turns ("index-final" below; docs/turn-baseline.md). With equal lengths the per-index
-      readings do not push, though the baseline at t depends on who is still active at t. Under "task", a
-      task with fewer than two successful trajectories gets A^S = 0: length is only credited relative to
-      another success.
-      ``"index-final"`` (not in the paper; docs/turn-baseline.md): as "index-success", except that a
-      trajectory's final turn is compared with the other successes' final turns of the task, at whatever index
-      they came. Under the per-index readings the turn that ends a trajectory at t is measured against turns
-      that went on at t; when final turns are longer or shorter than the others (a final answer vs tool calls),
-      the baseline then favours going on or stopping, an implicit push on turn count that no outcome asked for.
-      Here a stop and a continue are each measured against their own kind, so that push is zero in expectation
-      (``benchmarks/turn_count_bias.py``); use it when final turns differ in length from the others.
-    * Turns of failed trajectories get A^S = 0 under "task" and "index-success".
+      Why the default: under the per-index readings the turn that ends a trajectory at t is measured against
+      turns that went on at t. When final turns are longer than the others (an answer after tool calls, as
+      TravelPlanner's JSON plan), every final turn then scores below the tool calls beside it, whatever its own
+      length: the turn term pushes towards more turns (``benchmarks/turn_count_bias.py``), and no turn term
+      ever compares an answer's length with another answer's. "index-final" measures a stop and a continue each
+      against its own kind: its push on the turn count is zero in every group, and in the learning loop
+      (``benchmarks/learning_loop.py``, docs/learning-loop.md) it matched "index-success" on success and turns
+      with equal-length turns and with a long final turn, and cut the tokens per turn with a long final turn
+      (its answers compete with answers). With equal lengths the readings barely differ. "index" leaks the
+      success signal (already in A^E) into the length term: a success gets A^S > 0 next to an active failure
+      even with equal lengths. "task" ranks a trajectory's turns against each other, so even identical
+      trajectories get non-zero A^S (a long final-answer turn is always penalised). Under "task", a task with
+      fewer than two successful trajectories gets A^S = 0: length is only credited relative to another success.
+    * Turns of failed trajectories get A^S = 0 under "task", "index-success" and "index-final".
     * ``norm``: "std" (F_norm = std + ε) or "none" (F_norm = 1).
     * ``failure_credit``: "none" (the paper: failures get R^E = 0, whatever their shaped reward) or
       "turn-cap": failures keep partial credit as R_i / ``turn_cap``, the same divisor for every failure, so a

@@ -33,7 +33,7 @@ def test_defaults_are_the_papers():
     ({"backend": "gpu"}, "backend: Input should be 'auto', 'memory' or 'sqlite'"),
     ({"estimator_options": {"groupin": "task"}},
      "estimator_options: unknown option(s) ['groupin'] of estimator 'planpo'; valid: ['grouping', 'norm', 'eps'"),
-    ({"estimator_options": {"grouping": "turns"}}, "unknown PlanPO grouping 'turns'; choose one of ('index-success'"),
+    ({"estimator_options": {"grouping": "turns"}}, "unknown PlanPO grouping 'turns'; choose one of ('index-final'"),
     ({"estimator_options": {"norm": "l2"}}, "unknown PlanPO norm 'l2'; choose 'std' or 'none'"),
     ({"estimator_options": {"alpha": 0.3}}, "set α through alpha: {init, final, steps}"),
     ({"estimator": "grpo", "estimator_options": {"grouping": "task"}},
