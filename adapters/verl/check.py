@@ -226,13 +226,16 @@ def _tools(cfg: Any, report: Report, max_chars: int | None) -> None:
 
 def _trainer(cfg: Any, report: Report, config: Any) -> None:
     """planshape's metrics reach VERL's training log only through the ``planshape`` V1 trainer."""
-    from .advantages import flag_refusal
+    from .advantages import anchor_refusal, flag_refusal
+    from .config import shaper_for, trainer_block
     from .trainer import TRAINER_NAME, run_shaper
 
     mode = cfg.trainer.v1.get("trainer_mode")
     selected = cfg.trainer.get("use_v1", True) and mode == TRAINER_NAME
     if config is not None and config.success.by == "flag" and not selected:
         report.errors.append(flag_refusal(config.success.flag))
+    if config is not None and not selected and shaper_for(trainer_block(cfg)).uses_anchors:
+        report.errors.append(anchor_refusal(shaper_for(trainer_block(cfg))))
     if selected:
         groups = run_shaper(cfg).config.metrics  # a ConfigError is reported as the block's
         report.lines.append(f"trainer: {TRAINER_NAME} (VERL's sync trainer; logs the planshape metric groups "
