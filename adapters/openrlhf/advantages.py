@@ -1,4 +1,5 @@
-"""PlanPO inside OpenRLHF: a wrapper of ``RemoteExperienceMaker.compute_advantages_and_returns``.
+"""planshape's estimators (PlanPO, GRPO, GiGPO, RLOO) inside OpenRLHF: a wrapper of
+``RemoteExperienceMaker.compute_advantages_and_returns``.
 
 OpenRLHF 0.11 chooses its estimator from a fixed list and has no registry, so the run keeps a valid built-in
 estimator (``group_norm``) and this wrapper, installed in the trainer actor by ``register``:
@@ -26,7 +27,7 @@ import numpy as np
 import torch
 from planshape.shaping.facade import ConfigError, Shaper
 
-from .config import check_success_flag, global_steps, shaper_from_env
+from .config import check_anchors, check_success_flag, global_steps, shaper_from_env
 from .version import check_version
 
 check_version()
@@ -95,10 +96,20 @@ def task_success(shaper: Shaper, experiences: Sequence[Any], step: int) -> torch
     return torch.as_tensor(shaper.success_of(rewards.numpy(), step, passed))
 
 
+def tool_call_states(tokenizer: Any, exp: Any) -> list[list[str]]:
+    """Each sample's anchor state per assistant turn: the tool calls made before it, read from the turns' text
+    (``action_mask`` is shifted by one against ``sequences``)."""
+    ids = exp.sequences[:, 1:1 + exp.action_mask.shape[1]]
+    texts = Shaper.turn_texts(exp.action_mask, ids, lambda turn: tokenizer.decode(turn, skip_special_tokens=False))
+    return [Shaper.tool_call_anchors(turns) for turns in texts]
+
+
 def write_advantages(shaper: Shaper, experiences: Sequence[Any], n_samples: int, step: int,
-                     success: torch.Tensor | None = None, scores: torch.Tensor | None = None) -> None:
+                     success: torch.Tensor | None = None, scores: torch.Tensor | None = None,
+                     tokenizer: Any = None) -> None:
     """Per-token advantages of the whole batch from the facade, written back micro-batch by micro-batch;
-    ``scores``: the rewards to estimate from (default: the experiences' ``rewards``)."""
+    ``scores``: the rewards to estimate from (default: the experiences' ``rewards``); ``tokenizer``: to read
+    GiGPO's anchor states from the turns (``check_anchors``)."""
     widths = [exp.action_mask.shape[1] for exp in experiences]
     sizes = [exp.action_mask.shape[0] for exp in experiences]
     mask = torch.zeros(sum(sizes), max(widths), dtype=torch.long)
@@ -109,7 +120,10 @@ def write_advantages(shaper: Shaper, experiences: Sequence[Any], n_samples: int,
     index = np.asarray([i for exp in experiences for i in exp.index], dtype=np.int64) // n_samples
     if scores is None:
         scores = torch.cat([exp.rewards.float() for exp in experiences])
-    result = shaper.advantages(scores, mask, index, step, success)
+    anchors = None
+    if shaper.uses_anchors:
+        anchors = [states for exp in experiences for states in tool_call_states(tokenizer, exp)]
+    result = shaper.advantages(scores, mask, index, step, success, anchors=anchors)
     tokens = result.tokens.split(sizes)
     for exp, block, width in zip(experiences, tokens, widths, strict=True):
         exp.advantages = block[:, :width].to(torch.float32).contiguous()
@@ -131,7 +145,8 @@ def wrap_compute_advantages(original: Callable[..., Any]) -> Callable[..., Any]:
             success = torch.cat(rescore(shaper, self.tokenizer, experiences, step))
         scores = torch.cat([exp.rewards.float().reshape(-1) for exp in experiences])  # before OpenRLHF shapes them
         experiences = original(self, experiences)
-        write_advantages(shaper, experiences, self.args.rollout.n_samples_per_prompt, step, success, scores)
+        write_advantages(shaper, experiences, self.args.rollout.n_samples_per_prompt, step, success, scores,
+                         self.tokenizer)
         return experiences
 
     setattr(compute_advantages_and_returns, PATCHED, True)
@@ -151,6 +166,7 @@ def wrap_trainer_init(original: Callable[..., None]) -> Callable[..., None]:
         prompts = len(loader.dataset) if loader is not None and hasattr(loader, "dataset") else None
         shaper = shaper_from_env(global_steps(self.args, prompts))
         check_success_flag(shaper)
+        check_anchors(shaper)
         setattr(maker, SHAPER, shaper)
         train_step = self.train_step
 

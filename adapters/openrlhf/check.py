@@ -22,7 +22,7 @@ from unittest import mock
 from planshape.shaping.facade import ConfigError, Report, check_shaper
 
 from .advantages import check_trainer_args
-from .config import check_success_flag, global_steps, shaper_for
+from .config import check_anchors, check_success_flag, global_steps, shaper_for
 
 
 class _Parsed(Exception):
@@ -134,6 +134,7 @@ def check_launch(argv: Sequence[str], config: str) -> Report:
     try:
         shaper = shaper_for(config, run_steps)  # what the setup hook will build
         check_success_flag(shaper)
+        check_anchors(shaper)
     except ConfigError as exc:
         report.errors.append(f"planshape config {config}: {exc}")
         return report
