@@ -167,7 +167,8 @@ def planpo(
       against its own kind: its push on the turn count is zero in every group, and in the learning loop
       (``benchmarks/learning_loop.py``, docs/learning-loop.md) it matched "index-success" on success and turns
       with equal-length turns and with a long final turn, and cut the tokens per turn with a long final turn
-      (its answers compete with answers). With equal lengths the readings barely differ. "index" leaks the
+      (its answers compete with answers; where a longer answer is more often right, that costs a little
+      success). With equal lengths the readings barely differ. "index" leaks the
       success signal (already in A^E) into the length term: a success gets A^S > 0 next to an active failure
       even with equal lengths. "task" ranks a trajectory's turns against each other, so even identical
       trajectories get non-zero A^S (a long final-answer turn is always penalised). Under "task", a task with
