@@ -16,9 +16,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from pandas_baseline import PandasStore  # noqa: E402
-from planshape.validators.travelplanner.database import load_database  # noqa: E402
-from planshape.validators.travelplanner.evaluate import check_plan  # noqa: E402
+from planshape.validators.travelplanner.checks.verdicts import check_plan  # noqa: E402
 from planshape.validators.travelplanner.query import Query, gold_plan, read_records  # noqa: E402
+from planshape.validators.travelplanner.store.database import load_database  # noqa: E402
 
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "travelplanner"
 

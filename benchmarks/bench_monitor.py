@@ -19,10 +19,10 @@ from pathlib import Path
 
 from planshape.shaping.observe.monitor import Monitor
 from planshape.shaping.reward import Scorer
-from planshape.validators.travelplanner.database import load_database
-from planshape.validators.travelplanner.evaluate import check_plan
-from planshape.validators.travelplanner.plan_format import from_upstream, gate
+from planshape.validators.travelplanner.checks.verdicts import check_plan
+from planshape.validators.travelplanner.plan.formats import from_upstream, gate
 from planshape.validators.travelplanner.query import Query, gold_plan, read_records
+from planshape.validators.travelplanner.store.database import load_database
 
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "travelplanner"
 MEALS = ("breakfast", "lunch", "dinner")

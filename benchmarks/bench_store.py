@@ -21,11 +21,11 @@ SHARED = Path(__file__).resolve().parents[2] / "shared" / "travelplanner"
 WORKER = """
 import json, resource, sys, time
 t0 = time.perf_counter()
-from planshape.validators.travelplanner.store import SqliteStore
+from planshape.validators.travelplanner.store.sqlite import SqliteStore
 store = SqliteStore(sys.argv[1])
 store.first_flight("F3573659")
 opened = time.perf_counter() - t0
-from planshape.validators.travelplanner.evaluate import check_plan
+from planshape.validators.travelplanner.checks.verdicts import check_plan
 from planshape.validators.travelplanner.query import Query, gold_plan, read_records
 items = [(Query.from_record(r), gold_plan(r)) for r in read_records(sys.argv[2])]
 plans = (items * (1000 // len(items) + 1))[:1000]
@@ -44,11 +44,11 @@ def main() -> int:
     ap.add_argument("--skip-memory", action="store_true", help="skip loading the full table into memory")
     args = ap.parse_args()
 
-    from planshape.validators.travelplanner.database import load_database
-    from planshape.validators.travelplanner.evaluate import check_plan
+    from planshape.validators.travelplanner.checks.verdicts import check_plan
     from planshape.validators.travelplanner.query import Query, gold_plan, read_records
-    from planshape.validators.travelplanner.store import SqliteStore, build_store
-    from planshape.validators.travelplanner.synthetic import write_full_size_database
+    from planshape.validators.travelplanner.store.database import load_database
+    from planshape.validators.travelplanner.store.sqlite import SqliteStore, build_store
+    from planshape.validators.travelplanner.store.synthetic import write_full_size_database
 
     work = Path(args.workdir)
     db_dir, store_path = work / "database", work / "sandbox.sqlite"

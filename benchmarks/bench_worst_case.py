@@ -20,12 +20,12 @@ from typing import Any
 
 import numpy as np
 from planshape.shaping.reward import Scorer
-from planshape.validators.travelplanner.calculator import CalculatorError, calculate
-from planshape.validators.travelplanner.database import load_database
-from planshape.validators.travelplanner.evaluate import check_plan
-from planshape.validators.travelplanner.plan_format import MAX_ANSWER_CHARS, gate
+from planshape.validators.travelplanner.agent.calculator import CalculatorError, calculate
+from planshape.validators.travelplanner.agent.tools import ToolBox
+from planshape.validators.travelplanner.checks.verdicts import check_plan
+from planshape.validators.travelplanner.plan.formats import MAX_ANSWER_CHARS, gate
 from planshape.validators.travelplanner.query import Query, read_records
-from planshape.validators.travelplanner.tools import ToolBox
+from planshape.validators.travelplanner.store.database import load_database
 
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "travelplanner"
 SCORE_TARGET_S = 0.050

@@ -11,8 +11,8 @@ import re
 from pathlib import Path
 
 import pandas as pd
-from planshape.validators.travelplanner.database import FILES, read_city_states
-from planshape.validators.travelplanner.sandbox import Accommodation, Attraction, Distance, Flight, Restaurant
+from planshape.validators.travelplanner.store.database import FILES, read_city_states
+from planshape.validators.travelplanner.store.sandbox import Accommodation, Attraction, Distance, Flight, Restaurant
 
 COLUMNS = {
     "restaurants": (Restaurant, "Name", "City", ["Name", "City", "Cuisines", "Average Cost", "Aggregate Rating"]),

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from planshape.validators.travelplanner.answer import extract_answer
-from planshape.validators.travelplanner.checks import COMMONSENSE, HARD, Check
-from planshape.validators.travelplanner.evaluate import PlanResult
+from planshape.validators.travelplanner.checks.registry import COMMONSENSE, HARD, Check
+from planshape.validators.travelplanner.checks.verdicts import PlanResult
+from planshape.validators.travelplanner.plan.answer import extract_answer
 from planshape.validators.travelplanner.query import Query
 
 from .advantages import BUILTIN_ESTIMATORS, Estimator

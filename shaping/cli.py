@@ -11,6 +11,7 @@ from pathlib import Path
 
 from rich.console import Console
 
+from . import plugins
 from .explain import add_explain_parser
 from .observe.report.cli import add_plots_argument, add_report_parser
 from .rollout.cli import add_parsers as add_rollout_parsers
@@ -19,7 +20,7 @@ from .rollout.cli import add_parsers as add_rollout_parsers
 def _store(args: argparse.Namespace, console: Console):
     """The ``--database`` sandbox, or the bundled sample world (said on the console)."""
     from planshape.validators.travelplanner import sample
-    from planshape.validators.travelplanner.store import open_store
+    from planshape.validators.travelplanner.store.sqlite import open_store
 
     database = args.database or sample.sample_database()
     if args.database is None:
@@ -35,9 +36,9 @@ def _write_json(args: argparse.Namespace, report: dict, console: Console) -> Non
 
 def _evaluate(args: argparse.Namespace) -> int:
     from planshape.validators.travelplanner import sample
+    from planshape.validators.travelplanner.evaluation.report import evaluate_all, print_report
+    from planshape.validators.travelplanner.evaluation.submission import read_submission
     from planshape.validators.travelplanner.query import load_queries
-    from planshape.validators.travelplanner.report import evaluate_all, print_report
-    from planshape.validators.travelplanner.submission import read_submission
 
     console = Console(stderr=False)
     plans = args.plans or sample.sample_plans()
@@ -45,8 +46,8 @@ def _evaluate(args: argparse.Namespace) -> int:
     if queries_path is None:
         raise SystemExit("planshape evaluate: --queries is required with a plans file")
     store = _store(args, console)
-    report = evaluate_all(read_submission(plans), load_queries(queries_path), store, args.mode, args.split,
-                          progress=not args.no_progress)
+    report = evaluate_all(read_submission(plans, plugins.extract_answer), load_queries(queries_path), store,
+                          args.mode, args.split, progress=not args.no_progress, checks=plugins.checks())
     print_report(report, console)
     _write_json(args, report, console)
     if args.plots:
@@ -58,7 +59,7 @@ def _evaluate(args: argparse.Namespace) -> int:
 
 
 def _schema(args: argparse.Namespace) -> int:
-    from planshape.validators.travelplanner.plan_format import plan_schema
+    from planshape.validators.travelplanner.plan.formats import plan_schema
 
     print(json.dumps(plan_schema(), indent=2))
     return 0
@@ -102,7 +103,7 @@ def _score_settings(args: argparse.Namespace) -> dict:
 def _db_build(args: argparse.Namespace) -> int:
     import time
 
-    from planshape.validators.travelplanner.store import build_store
+    from planshape.validators.travelplanner.store.sqlite import build_store
     from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
     start = time.perf_counter()
@@ -121,7 +122,7 @@ def _db_build(args: argparse.Namespace) -> int:
 
 
 def _db_synth(args: argparse.Namespace) -> int:
-    from planshape.validators.travelplanner.synthetic import write_full_size_database
+    from planshape.validators.travelplanner.store.synthetic import write_full_size_database
 
     target = write_full_size_database(args.source, args.output, args.rows, args.seed)
     print(f"wrote {target} with a {args.rows}-row flights table (seed {args.seed})")
@@ -130,8 +131,6 @@ def _db_synth(args: argparse.Namespace) -> int:
 
 def _plugins(args: argparse.Namespace) -> int:
     from rich.table import Table
-
-    from . import plugins
 
     table = Table(title="planshape plugins", title_justify="left")
     table.add_column("plugin")

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from planshape.validators.travelplanner.evaluate import PlanResult, Status
+from planshape.validators.travelplanner.checks.verdicts import PlanResult, Status
 from planshape.validators.travelplanner.query import Query
 
 # Metric names, identical in every trainer's log (``observe.metric_names`` prefixes them).

@@ -15,8 +15,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
 
-from planshape.validators.travelplanner.plan_format import MAX_ANSWER_CHARS
-from planshape.validators.travelplanner.tools import DEFAULT_MAX_CHARS
+from planshape.validators.travelplanner.agent.tools import DEFAULT_MAX_CHARS
+from planshape.validators.travelplanner.plan.formats import MAX_ANSWER_CHARS
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from . import plugins
@@ -179,6 +179,17 @@ class ShapingConfig(_Section):
     def anchor_key(self) -> str:
         """Where anchor states come from: ``anchor.by``, by default ``tool_calls`` on TravelPlanner, else ``state``."""
         return self.anchor.by or ("state" if self.estimator_only else "tool_calls")
+
+    @property
+    def database_path(self) -> Path | None:
+        """Where the database is (the bundled sample world's for ``sample``); None when estimator-only."""
+        if self.database is None:
+            return None
+        if self.database == SAMPLE_WORLD:
+            from planshape.validators.travelplanner import sample
+
+            return sample.sample_database()
+        return Path(self.database)
 
     @model_validator(mode="after")
     def _estimator_only_fields(self) -> ShapingConfig:

@@ -1,6 +1,6 @@
 """``planshape explain``: one rollout's verdicts, with each claim and the sandbox rows it was compared with.
 
-The checking and the tables are ``planshape.validators.travelplanner.explain``; this module reads the
+The checking and the tables are ``planshape.validators.travelplanner.evaluation.explain``; this module reads the
 command line (a rollouts file row, or an answer file and a query file) and prints a table or JSON.
 """
 
@@ -30,8 +30,9 @@ def add_explain_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def _rollout(args: argparse.Namespace) -> tuple[Any, Any]:
-    """(answer, query) from the command line."""
+    """(answer, query) from the command line: model text, or a plan file's plan."""
     from planshape.validators.travelplanner import sample
+    from planshape.validators.travelplanner.plan.answer import wrap_answer
 
     from .rollout_file import read_rollouts
 
@@ -42,11 +43,13 @@ def _rollout(args: argparse.Namespace) -> tuple[Any, Any]:
         try:
             parsed: Any = json.loads(text)
         except ValueError:
-            parsed = None  # model text: its last <answer> block is read
-        # An upstream plan (day dicts) is checked as parsed; anything else goes to the gate as the text itself,
-        # so the gate judges what the model wrote (a repeated key, say), as the reward does.
-        upstream = isinstance(parsed, list) and all(isinstance(d, dict) and "current_city" in d for d in parsed)
-        return (parsed if upstream and parsed else text), json.loads(Path(args.query).read_text(encoding="utf-8"))
+            parsed = None  # model text: read as the reward reads it
+        query = json.loads(Path(args.query).read_text(encoding="utf-8"))
+        # An upstream plan (day dicts) is checked as parsed; a structured plan goes to the gate as written (a
+        # repeated key is refused there, as by the reward); anything else is the model's text.
+        if isinstance(parsed, list) and parsed and all(isinstance(d, dict) and "current_city" in d for d in parsed):
+            return parsed, query
+        return (wrap_answer(text) if isinstance(parsed, (list, dict)) else text), query
     rows = read_rollouts(args.rollouts or sample.sample_dir() / "rollouts.jsonl")
     if not 0 <= args.index < len(rows):
         raise ValueError(f"--index {args.index}: the rollouts file has {len(rows)} lines")
@@ -54,13 +57,13 @@ def _rollout(args: argparse.Namespace) -> tuple[Any, Any]:
 
 
 def run_explain(args: argparse.Namespace) -> int:
-    from planshape.validators.travelplanner import sample
-    from planshape.validators.travelplanner.explain import explain, render
-    from planshape.validators.travelplanner.store import open_store
+    from planshape.validators.travelplanner.evaluation.explain import render
+
+    from .facade import data_shaper
 
     answer, query = _rollout(args)
-    store = open_store(str(args.database or sample.sample_database()))
-    explanation = explain(answer, query, store, args.mode)
+    shaper = data_shaper({"database": args.database or "sample", "mode": args.mode})
+    explanation = shaper.explain(answer, query)
     if args.json:
         print(json.dumps(explanation.to_dict(), indent=2))
     else:

@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING
 import pluggy
 
 if TYPE_CHECKING:
-    from planshape.validators.travelplanner.checks import Check
-    from planshape.validators.travelplanner.evaluate import PlanResult
+    from planshape.validators.travelplanner.checks.registry import Check
+    from planshape.validators.travelplanner.checks.verdicts import PlanResult
     from planshape.validators.travelplanner.query import Query
 
     from .advantages import Estimator

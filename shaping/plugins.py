@@ -21,7 +21,7 @@ import pluggy
 from . import hookspecs
 
 if TYPE_CHECKING:
-    from planshape.validators.travelplanner.checks import Check
+    from planshape.validators.travelplanner.checks.registry import Check
 
     from .advantages import Estimator
     from .schedules import Schedule

@@ -15,12 +15,12 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from planshape.validators.travelplanner.answer import CLOSE, OPEN
-from planshape.validators.travelplanner.evaluate import PlanResult, check_plan
-from planshape.validators.travelplanner.modes import Mode, get_mode
-from planshape.validators.travelplanner.plan_format import MAX_ANSWER_CHARS, gate
+from planshape.validators.travelplanner.checks.modes import Mode, get_mode
+from planshape.validators.travelplanner.checks.verdicts import PlanResult, check_plan
+from planshape.validators.travelplanner.plan.answer import CLOSE, OPEN
+from planshape.validators.travelplanner.plan.formats import MAX_ANSWER_CHARS, gate
 from planshape.validators.travelplanner.query import Query
-from planshape.validators.travelplanner.sandbox import SandboxStore
+from planshape.validators.travelplanner.store.sandbox import SandboxStore
 
 from . import plugins
 from .components import COMPONENTS, ERROR, NO_ANSWER, PASSED, SCHEMA, first_failure
@@ -40,6 +40,16 @@ class RewardResult:
     reason: str = ""
     result: PlanResult | None = field(default=None, repr=False)
     watch: Watch | None = field(default=None, repr=False)  # the reward-hacking monitor's view (when it runs)
+
+
+@dataclass(frozen=True)
+class Reading:
+    """What a model's text answers with: the upstream plan (``reason``: the gate's word on it), or None with the
+    failure category and its reason."""
+
+    plan: list[dict[str, Any]] | None
+    failure: str
+    reason: str
 
 
 class Scorer:
@@ -64,28 +74,42 @@ class Scorer:
         zeros = {k: 0.0 for k in COMPONENTS}
         return RewardResult(0.0, zeros, step, self.schedule.stage(step).name, failure, reason)
 
+    def read(self, text: Any) -> Reading:
+        """Model text -> the upstream plan it answers with, through the plugins' answer extractor and the schema
+        gate: THE reading of every path (reward, explain, evaluate, rollout). Raises only if a plugin does."""
+        answer = plugins.extract_answer(text if isinstance(text, str) else "")
+        if answer is None:
+            return Reading(None, NO_ANSWER, self.no_answer_reason)
+        gated = gate(answer, self.max_answer_chars)
+        return Reading(gated.plan, "", gated.reason) if gated.ok else Reading(None, SCHEMA, gated.reason)
+
+    def check(self, plan: list[dict[str, Any]], query: Query) -> tuple[PlanResult, Watch | None]:
+        """A read plan's verdicts under the plugins' checks in this mode (and the monitor's view, when on)."""
+        if self.monitor is None:
+            return check_plan(plan, query, self.store, self.mode, self.commonsense, self.hard), None
+        return self.monitor.check(plan, query, self.store)
+
+    def weigh(self, components: Mapping[str, float], step: int) -> float:
+        """The reward of a checked plan's components at ``step``: the verdicts do not depend on the step, only the
+        stage's weights do, so a plan checked once can be weighed again at a later step."""
+        weights = {**self.component_weights, **self.schedule.weights(step)}
+        return components.get("schema", 0.0) * sum(w * components.get(k, 0.0) for k, w in weights.items())
+
     def score(self, text: Any, query: Query | Mapping[str, Any], step: int = 0) -> RewardResult:
         """Reward for one model output. ``step``: optimizer steps completed so far (see ``schedules``)."""
         if not isinstance(query, Query):
             query = Query.from_record(query)  # configuration: a malformed query raises here
         try:
-            answer = plugins.extract_answer(text if isinstance(text, str) else "")
-            if answer is None:
-                return self._zero(step, NO_ANSWER, self.no_answer_reason)
-            gated = gate(answer, self.max_answer_chars)
-            if not gated.ok:
-                return self._zero(step, SCHEMA, gated.reason)
-            if self.monitor is None:
-                result, watch = check_plan(gated.plan, query, self.store, self.mode, self.commonsense, self.hard), None
-            else:
-                result, watch = self.monitor.check(gated.plan, query, self.store)
+            reading = self.read(text)
+            if reading.plan is None:
+                return self._zero(step, reading.failure, reading.reason)
+            result, watch = self.check(reading.plan, query)
             components = {"schema": 1.0, **plugins.reward_components(result, query)}
         except Exception as exc:  # noqa: BLE001 - a plugin or checker failing on model output must not crash training
             return self._zero(step, ERROR, f"{type(exc).__name__}: {exc}"[:300])
-        weights = {**self.component_weights, **self.schedule.weights(step)}
-        reward = components["schema"] * sum(w * components.get(k, 0.0) for k, w in weights.items())
         failure, reason = first_failure(result)
-        return RewardResult(reward, components, step, self.schedule.stage(step).name, failure, reason, result, watch)
+        return RewardResult(self.weigh(components, step), components, step, self.schedule.stage(step).name, failure,
+                            reason, result, watch)
 
 
 def _no_answer_reason() -> str:

@@ -19,7 +19,7 @@ def shared_dir() -> Path:
 
 @pytest.fixture(scope="session")
 def memory_database(shared_dir):
-    from planshape.validators.travelplanner.database import load_database
+    from planshape.validators.travelplanner.store.database import load_database
 
     return load_database(shared_dir / "database")
 
@@ -27,7 +27,7 @@ def memory_database(shared_dir):
 def _store(kind: str, directory: Path, memory, tmp_path_factory):
     if kind == "memory":
         return memory
-    from planshape.validators.travelplanner.store import SqliteStore, build_store
+    from planshape.validators.travelplanner.store.sqlite import SqliteStore, build_store
 
     path = tmp_path_factory.mktemp("store") / "sandbox.sqlite"
     build_store(directory, path)
@@ -57,7 +57,7 @@ def train(train_records):
 
 @pytest.fixture(scope="session", params=["memory", "sqlite"])
 def sample_store(request, tmp_path_factory):
-    from planshape.validators.travelplanner.database import load_database
     from planshape.validators.travelplanner.sample import sample_database
+    from planshape.validators.travelplanner.store.database import load_database
 
     return _store(request.param, sample_database(), load_database(sample_database()), tmp_path_factory)

@@ -52,7 +52,7 @@ def shell_lines(block: Block) -> list[str]:
 def prepare_workdir(where: Path) -> Path:
     """The working directory the documents assume, ``where/checkout`` (tests/test_docs.py says what it holds)."""
     from planshape.shaping import Shaper
-    from planshape.validators.travelplanner.answer import extract_answer
+    from planshape.validators.travelplanner.plan.answer import extract_answer
 
     (where / "shared").symlink_to(SHARED.parent)  # ../shared, as beside a checkout
     where = where / "checkout"

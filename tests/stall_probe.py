@@ -12,7 +12,7 @@ import pytest
 PLUGIN = '''
 import os, signal, time
 from planshape.shaping.hookspecs import hookimpl
-from planshape.validators.travelplanner.checks import Check
+from planshape.validators.travelplanner.checks.registry import Check
 
 
 def _probe(trip):
@@ -59,7 +59,7 @@ def sample_scorer(mode: str = "strict"):
     """A worker's scorer over the bundled sample world: ``score(text, query, step)``."""
     from planshape.shaping.reward import Scorer
     from planshape.validators.travelplanner.sample import sample_database
-    from planshape.validators.travelplanner.store import open_store
+    from planshape.validators.travelplanner.store.sqlite import open_store
 
     return Scorer(open_store(str(sample_database())), mode).score
 

@@ -25,7 +25,7 @@ def test_core_imports_without_torch_or_trainers():
 
 def test_no_plugin_manager_or_database_at_import():
     code = ("import planshape.shaping.plugins as p, planshape.shaping.reward as r\n"
-            "import planshape.shaping.facade, planshape.validators.travelplanner.store as s\n"
+            "import planshape.shaping.facade, planshape.validators.travelplanner.store.sqlite as s\n"
             "print(p.plugin_manager.cache_info().currsize, s.open_store.cache_info().currsize)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["0", "0"]

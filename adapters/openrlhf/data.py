@@ -19,7 +19,7 @@ def prepare_data(queries: Sequence[Path], out: Path, config: str, val_out: Path 
     ``--data.label_key label``; a JSON string column keeps HF datasets from unifying the records' schemas.
     With ``val_out``, Planner-R1's re-split: ``val_size`` queries go there (``--eval.dataset``)."""
     shaper = data_shaper(config)
-    records = read_all_queries(shaper, queries)
+    records = read_all_queries(queries)
     if val_out is not None:
         records, val = shaper.split_queries(records, val_size, seed)
         _write_prompts(shaper, val, val_out)

@@ -14,7 +14,7 @@ def _prepare_data(args: argparse.Namespace) -> int:
     from .data import write_jsonl
 
     shaper = data_shaper(args.config)
-    records = read_all_queries(shaper, args.queries)
+    records = read_all_queries(args.queries)
     records = records[: args.limit] if args.limit else records
     if args.val_out:
         records, val = shaper.split_queries(records, args.val_size, args.seed)

@@ -21,7 +21,7 @@ from collections.abc import Hashable, Sequence
 from typing import Any
 
 import numpy as np
-from planshape.validators.travelplanner.tool_calls import parse_tool_calls
+from planshape.validators.travelplanner.agent.tool_calls import parse_tool_calls
 
 from .inputs import group_codes
 

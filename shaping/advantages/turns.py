@@ -104,6 +104,16 @@ def turn_spans(mask: torch.Tensor) -> TurnSpans:
     return _spans_torch(mask)
 
 
+def final_turns(mask: torch.Tensor) -> list[tuple[int, int] | None]:
+    """The ``[start, end)`` columns of each row's final assistant turn (the last run of 1s; None for a row with
+    no turn): where a trainer decodes the answer from."""
+    spans = turn_spans(mask)
+    turns = spans.turns.tolist()
+    last = np.cumsum(turns) - 1
+    starts, ends = spans.starts.tolist(), spans.ends.tolist()
+    return [(starts[k], ends[k]) if t else None for t, k in zip(turns, last.tolist(), strict=True)]
+
+
 def _spans_torch(mask: torch.Tensor) -> TurnSpans:
     """``turn_spans`` in torch, on the mask's device."""
     batch, width = mask.shape

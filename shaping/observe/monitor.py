@@ -1,15 +1,15 @@
 """The reward-hacking monitor's metrics: per-sample values and batch rates under fixed names.
 
 The checking (``Monitor``, ``Watch``: the official verdict beside the reward's own) lives in
-``planshape.validators.travelplanner.monitor``; this module names what the facade logs from it: the share
+``planshape.validators.travelplanner.checks.monitor``; this module names what the facade logs from it: the share
 of samples that pass official but fail strict (``exploit``), per strict rule (``exploit/<flag>``), rises
 before benchmark numbers start to lie.
 """
 
 from __future__ import annotations
 
-from planshape.validators.travelplanner.modes import QUIRKS
-from planshape.validators.travelplanner.monitor import NOT_CHECKED, UNATTRIBUTED, Monitor, Watch
+from planshape.validators.travelplanner.checks.modes import QUIRKS
+from planshape.validators.travelplanner.checks.monitor import NOT_CHECKED, UNATTRIBUTED, Monitor, Watch
 
 from .metric_names import PREFIX
 

@@ -22,7 +22,7 @@ from ..components import PASSED
 from .verdict_log import VerdictLog, advantage_records, score_record
 
 if TYPE_CHECKING:
-    from ..facade import SampleScore
+    from ..scores import SampleScore
 
 
 class SampleLog:

@@ -32,8 +32,8 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from planshape.validators.travelplanner.checks import COMMONSENSE, HARD
-from planshape.validators.travelplanner.evaluate import PlanResult, Status
+from planshape.validators.travelplanner.checks.registry import COMMONSENSE, HARD
+from planshape.validators.travelplanner.checks.verdicts import PlanResult, Status
 
 FORMAT = 1
 CHECK_KEYS = tuple(c.key for c in (*COMMONSENSE, *HARD))  # the 13 official checks, in the verdict-code order

@@ -13,8 +13,8 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from planshape.validators.travelplanner.tool_calls import parse_tool_calls, tool_responses
-from planshape.validators.travelplanner.tools import ToolBox
+from planshape.validators.travelplanner.agent.tool_calls import parse_tool_calls, tool_responses
+from planshape.validators.travelplanner.agent.tools import ToolBox
 
 from .client import ChatClient, Reply, RequestFailed, ToolCall
 

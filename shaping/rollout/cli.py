@@ -88,7 +88,7 @@ def _mcp(args: argparse.Namespace) -> int:
     need("mcp", "mcp")
     from importlib.metadata import version
 
-    from planshape.validators.travelplanner import mcp_server
+    from planshape.validators.travelplanner.agent import mcp_server
 
     console = Console(stderr=True)  # stdout is the MCP channel in stdio mode
     tools = shaper_from(args, console).tools()

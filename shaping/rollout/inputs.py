@@ -10,7 +10,7 @@ from typing import Any
 
 from planshape.shaping.config import SAMPLE_WORLD
 from planshape.validators.travelplanner import sample
-from planshape.validators.travelplanner.metrics import SPLIT_SIZE
+from planshape.validators.travelplanner.evaluation.metrics import SPLIT_SIZE
 from planshape.validators.travelplanner.query import Query, read_query_rows, read_records
 
 from .run_dir import file_digest

@@ -12,8 +12,7 @@ import asyncio
 from typing import Any
 
 from planshape.shaping import Shaper
-from planshape.shaping.plugins import extract_answer
-from planshape.validators.travelplanner.plan_format import gate
+from planshape.shaping.components import NO_ANSWER
 from planshape.validators.travelplanner.query import Query
 
 from .agent import ERROR, Trajectory, play
@@ -24,24 +23,25 @@ from .run_dir import Key, RunDir
 from .settings import RolloutSettings
 
 
-def submitted_plan(answer: str | None, max_chars: int) -> tuple[list[dict[str, Any]] | None, str]:
-    """The upstream plan the submission file carries for a final answer, or None and why (not delivered)."""
+def submitted_plan(answer: str | None, shaper: Shaper) -> tuple[list[dict[str, Any]] | None, str]:
+    """The upstream plan the submission file carries for a final answer (read as the reward reads it), or None
+    and why (not delivered)."""
     if answer is None:
         return None, "no final answer"
     try:
-        text = extract_answer(answer)
+        reading = shaper.scorer.read(answer)
     except Exception as exc:  # noqa: BLE001 - a plugin's extractor failing on model text is a failed plan
         return None, f"answer extraction failed ({type(exc).__name__})"
-    if text is None:
-        return None, "no answer block in the final reply"
-    gated = gate(text, max_chars)
-    return (gated.plan, "") if gated.ok else (None, f"schema: {gated.reason}")
+    if reading.plan is not None:
+        return reading.plan, ""
+    return None, ("no answer block in the final reply" if reading.failure == NO_ANSWER
+                  else f"{reading.failure}: {reading.reason}")
 
 
 def result_record(key: Key, record: dict[str, Any], query: Query | None, done: Trajectory,
                   shaper: Shaper) -> dict[str, Any]:
     """One trajectory's line of ``results.jsonl``."""
-    plan, note = submitted_plan(done.answer, shaper.config.answer.max_chars)
+    plan, note = submitted_plan(done.answer, shaper)
     score = None
     if query is not None:
         s = shaper.score(done.answer or "", query, 0)

@@ -14,13 +14,14 @@ from collections import Counter
 from statistics import mean
 from typing import Any
 
-from planshape.validators.travelplanner.metrics import METRIC_LABELS
-from planshape.validators.travelplanner.report import evaluate_all, print_report
-from planshape.validators.travelplanner.sandbox import SandboxStore
-from planshape.validators.travelplanner.submission import read_submission
+from planshape.validators.travelplanner.evaluation.metrics import METRIC_LABELS
+from planshape.validators.travelplanner.evaluation.report import evaluate_all, print_report
+from planshape.validators.travelplanner.evaluation.submission import read_submission
+from planshape.validators.travelplanner.store.sandbox import SandboxStore
 from rich.console import Console
 from rich.table import Table
 
+from .. import plugins
 from .agent import ERROR
 from .inputs import Inputs
 from .run_dir import RunDir
@@ -44,7 +45,8 @@ def finish(run_dir: RunDir, inputs: Inputs, results: list[dict[str, Any]], sampl
         path = run_dir.write_jsonl(submission, ({"idx": r["idx"], "query": r["query"], "plan": r["plan"]}
                                                 for r in rows))
         if inputs.queries is not None:
-            report = evaluate_all(read_submission(path), inputs.queries, store, mode, inputs.split, progress=False)
+            report = evaluate_all(read_submission(path), inputs.queries, store, mode, inputs.split, progress=False,
+                                  checks=plugins.checks())
             run_dir.write_json(report_name, report)
             reports.append(report)
     summary = _summary(inputs, results, samples, reports, mode)

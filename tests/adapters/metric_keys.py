@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from planshape.validators.travelplanner.modes import QUIRKS
+from planshape.validators.travelplanner.checks.modes import QUIRKS
 
 GROUPS = ("core", "components", "failures", "monitor", "advantages")
 

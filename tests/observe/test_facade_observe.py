@@ -9,7 +9,7 @@ import pytest
 from planshape.shaping.facade import ConfigError, Shaper
 from planshape.shaping.observe.monitor import MONITOR_METRICS
 from planshape.shaping.observe.verdict_log import read_log
-from planshape.validators.travelplanner.plan_format import from_upstream
+from planshape.validators.travelplanner.plan.formats import from_upstream
 
 from tests.stall_probe import sample_rows, with_word
 

@@ -11,11 +11,11 @@ from dataclasses import replace
 import pytest
 from planshape.shaping import Shaper
 from planshape.shaping.observe.monitor import MONITOR_METRICS, watch_metrics
-from planshape.validators.travelplanner.evaluate import check_plan
-from planshape.validators.travelplanner.lookups import SharedLookups
-from planshape.validators.travelplanner.modes import QUIRKS
-from planshape.validators.travelplanner.monitor import NOT_CHECKED, UNATTRIBUTED, Monitor, Watch
-from planshape.validators.travelplanner.plan_memo import PlanMemo
+from planshape.validators.travelplanner.checks.lookups import SharedLookups
+from planshape.validators.travelplanner.checks.modes import QUIRKS
+from planshape.validators.travelplanner.checks.monitor import NOT_CHECKED, UNATTRIBUTED, Monitor, Watch
+from planshape.validators.travelplanner.checks.plan_memo import PlanMemo
+from planshape.validators.travelplanner.checks.verdicts import check_plan
 
 from ..travelplanner.helpers import ROCKFORD, rockford
 from ..travelplanner.test_quirks import SAMPLE_Q, sample

@@ -11,9 +11,9 @@ import dataclasses
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 from planshape.shaping.observe.monitor import Monitor
-from planshape.validators.travelplanner.checks import COMMONSENSE, HARD
-from planshape.validators.travelplanner.evaluate import Status, check_plan
-from planshape.validators.travelplanner.modes import QUIRKS, STRICT
+from planshape.validators.travelplanner.checks.modes import QUIRKS, STRICT
+from planshape.validators.travelplanner.checks.registry import COMMONSENSE, HARD
+from planshape.validators.travelplanner.checks.verdicts import Status, check_plan
 
 from ..travelplanner.test_properties import json_values
 

@@ -15,8 +15,8 @@ from planshape.shaping.facade import Shaper
 from planshape.shaping.observe.monitor import Monitor
 from planshape.shaping.observe.report.data import summarise
 from planshape.shaping.observe.verdict_log import CHECK_KEYS, verdict_code
-from planshape.validators.travelplanner.evaluate import check_plan
-from planshape.validators.travelplanner.plan_format import from_upstream
+from planshape.validators.travelplanner.checks.verdicts import check_plan
+from planshape.validators.travelplanner.plan.formats import from_upstream
 from planshape.validators.travelplanner.query import Query, gold_plan
 
 pytest.importorskip("matplotlib")
@@ -272,10 +272,10 @@ def test_report_errors_are_one_line(tmp_path, capsys):
 def test_evaluate_plots_per_constraint(tmp_path):
     from planshape.shaping.observe.report.figures import submission_figures
     from planshape.validators.travelplanner import sample
-    from planshape.validators.travelplanner.database import load_database
+    from planshape.validators.travelplanner.evaluation.report import evaluate_all
+    from planshape.validators.travelplanner.evaluation.submission import read_submission
     from planshape.validators.travelplanner.query import load_queries
-    from planshape.validators.travelplanner.report import evaluate_all
-    from planshape.validators.travelplanner.submission import read_submission
+    from planshape.validators.travelplanner.store.database import load_database
 
     assert main(["evaluate", "--plots", str(tmp_path), "--no-progress"]) == 0
     assert {p.name for p in tmp_path.iterdir()} == {"per_constraint.png", "final_pass.png", "evaluation.html"}

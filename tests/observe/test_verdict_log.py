@@ -21,7 +21,7 @@ from planshape.shaping.observe.verdict_log import (
     score_record,
     verdict_code,
 )
-from planshape.validators.travelplanner.evaluate import check_plan
+from planshape.validators.travelplanner.checks.verdicts import check_plan
 
 from ..travelplanner.helpers import ROCKFORD, rockford
 

@@ -6,9 +6,9 @@ import json
 from pathlib import Path
 
 import pytest
+from planshape.validators.travelplanner.agent.tools import ToolBox
 from planshape.validators.travelplanner.sample import sample_database, sample_plans, sample_queries
-from planshape.validators.travelplanner.store import open_store
-from planshape.validators.travelplanner.tools import ToolBox
+from planshape.validators.travelplanner.store.sqlite import open_store
 
 pytest.importorskip("aiohttp", reason="the rollout needs the serve extra (aiohttp)")
 

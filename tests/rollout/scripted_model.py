@@ -12,8 +12,8 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from planshape.validators.travelplanner.plan_format import from_upstream
-from planshape.validators.travelplanner.submission import is_structured
+from planshape.validators.travelplanner.evaluation.submission import is_structured
+from planshape.validators.travelplanner.plan.formats import from_upstream
 
 
 def answer(plan: Any) -> str:

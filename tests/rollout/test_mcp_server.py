@@ -10,7 +10,7 @@ import sys
 import time
 
 import pytest
-from planshape.validators.travelplanner.tools import TOOL_SCHEMAS
+from planshape.validators.travelplanner.agent.tools import TOOL_SCHEMAS
 
 mcp = pytest.importorskip("mcp", reason="planshape mcp needs the serve extra (mcp)")
 

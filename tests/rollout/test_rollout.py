@@ -7,8 +7,8 @@ import json
 from pathlib import Path
 
 from planshape.shaping.cli import main
-from planshape.validators.travelplanner.plan_format import to_upstream
-from planshape.validators.travelplanner.tools import ToolBox
+from planshape.validators.travelplanner.agent.tools import ToolBox
+from planshape.validators.travelplanner.plan.formats import to_upstream
 
 from .conftest import write_jsonl
 from .scripted_model import answer, model

@@ -14,8 +14,8 @@ from planshape.shaping.advantages import Rollouts, planpo
 from planshape.shaping.facade import PREFIX, Shaper
 from planshape.shaping.reward import Scorer
 from planshape.shaping.schedules import PRESETS, LinearDecay
-from planshape.validators.travelplanner.modes import STRICT, Mode
-from planshape.validators.travelplanner.plan_format import from_upstream, gate
+from planshape.validators.travelplanner.checks.modes import STRICT, Mode
+from planshape.validators.travelplanner.plan.formats import from_upstream, gate
 from planshape.validators.travelplanner.sample import sample_dir
 
 from . import example_adapter
@@ -173,7 +173,7 @@ def test_no_import_circle_and_the_public_face():
     code = ("import sys; import planshape.shaping.builtin; "
             "assert 'planshape.shaping.reward' not in sys.modules, 'builtin pulls in reward'; "
             "from planshape.shaping import Shaper, ShapingConfig, ConfigError, hookimpl; "
-            "from planshape.validators.travelplanner.store import open_store; print('ok')")
+            "from planshape.validators.travelplanner.store.sqlite import open_store; print('ok')")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "ok"
     for package in ("shaping", "validators", "adapters"):

@@ -12,7 +12,7 @@ from planshape.shaping.advantages import Advantages, Rollouts
 from planshape.shaping.hookspecs import hookimpl
 from planshape.shaping.reward import Scorer
 from planshape.shaping.schedules import Schedule, Stage
-from planshape.validators.travelplanner.checks import COMMONSENSE, Check
+from planshape.validators.travelplanner.checks.registry import COMMONSENSE, Check
 
 ROOT = Path(__file__).resolve().parents[2]
 ANSWER = (ROOT / "validators/travelplanner/sample_world/rollouts.jsonl").read_text().splitlines()[0]

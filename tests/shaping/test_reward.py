@@ -7,7 +7,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from planshape.shaping.reward import COMPONENTS, Scorer, failure_counts
-from planshape.validators.travelplanner.plan_format import from_upstream
+from planshape.validators.travelplanner.plan.formats import from_upstream
 from planshape.validators.travelplanner.sample import sample_dir
 
 ROWS = [json.loads(line) for line in (sample_dir() / "rollouts.jsonl").read_text().splitlines()]

@@ -6,8 +6,8 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
-from planshape.validators.travelplanner.evaluate import check_plan
-from planshape.validators.travelplanner.modes import STRICT
+from planshape.validators.travelplanner.checks.modes import STRICT
+from planshape.validators.travelplanner.checks.verdicts import check_plan
 
 from .mutations import mutations
 

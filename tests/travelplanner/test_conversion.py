@@ -12,8 +12,8 @@ import fastjsonschema
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from planshape.validators.travelplanner.evaluate import check_plan
-from planshape.validators.travelplanner.plan_format import _day_validator, _fast_validators, from_upstream, gate
+from planshape.validators.travelplanner.checks.verdicts import check_plan
+from planshape.validators.travelplanner.plan.formats import _day_validator, _fast_validators, from_upstream, gate
 from planshape.validators.travelplanner.text import attraction_items, before_parenthesis, extract_from_to, name_city
 
 from .helpers import ROCKFORD, ROCKFORD_PLAN

@@ -1,7 +1,7 @@
 """Inputs that crash the upstream evaluator (notes §7) get failing verdicts with a reason, never an exception."""
 
 import pytest
-from planshape.validators.travelplanner.evaluate import check_plan
+from planshape.validators.travelplanner.checks.verdicts import check_plan
 
 from .helpers import ROCKFORD, rockford
 

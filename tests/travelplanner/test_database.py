@@ -3,8 +3,8 @@
 import shutil
 
 import pytest
-from planshape.validators.travelplanner.database import DatabaseError, load_database
-from planshape.validators.travelplanner.sandbox import ground_cost
+from planshape.validators.travelplanner.store.database import DatabaseError, load_database
+from planshape.validators.travelplanner.store.sandbox import ground_cost
 
 
 def test_row_counts_match_upstream_loaders(memory_database):

@@ -2,10 +2,10 @@
 
 import pytest
 from planshape.shaping.reward import Scorer
-from planshape.validators.travelplanner.episode import run_episode
-from planshape.validators.travelplanner.plan_format import from_upstream
+from planshape.validators.travelplanner.agent.episode import run_episode
+from planshape.validators.travelplanner.agent.tools import ToolBox
+from planshape.validators.travelplanner.plan.formats import from_upstream
 from planshape.validators.travelplanner.text import before_parenthesis, name_city
-from planshape.validators.travelplanner.tools import ToolBox
 
 from .test_tools import rows
 

@@ -9,9 +9,9 @@ from hypothesis import HealthCheck, given, settings
 from planshape.shaping import Shaper
 from planshape.shaping.cli import main
 from planshape.validators.travelplanner import sample
-from planshape.validators.travelplanner.explain import explain
-from planshape.validators.travelplanner.plan_format import from_upstream
-from planshape.validators.travelplanner.store import open_store
+from planshape.validators.travelplanner.evaluation.explain import explain
+from planshape.validators.travelplanner.plan.formats import from_upstream
+from planshape.validators.travelplanner.store.sqlite import open_store
 
 from .helpers import ROCKFORD, ROCKFORD_PLAN, rockford
 from .test_properties import json_values
@@ -83,7 +83,8 @@ def test_the_command_reads_an_answer_file_and_a_query_file(tmp_path, capsys, sha
 
 def test_the_command_gives_the_gate_the_answer_as_written(tmp_path, capsys):
     """A structured answer file goes to the gate as its text: a repeated key is refused there, as the reward
-    refuses it, instead of being collapsed by a JSON parse first."""
+    refuses it, instead of being collapsed by a JSON parse first. (The facade reads text as the reward does, so
+    the same plan as a model's answer block explains the same.)"""
     row = json.loads(sample.sample_dir().joinpath("rollouts.jsonl").read_text(encoding="utf-8").splitlines()[1])
     answer = row["text"].split("<answer>")[-1].split("</answer>")[0]
     (tmp_path / "query.json").write_text(json.dumps(row["query"]), encoding="utf-8")
@@ -93,5 +94,5 @@ def test_the_command_gives_the_gate_the_answer_as_written(tmp_path, capsys):
         assert main(["explain", "--answer", str(tmp_path / "answer.json"), "--query", str(tmp_path / "query.json"),
                      "--json"]) == 0
         shown = json.loads(capsys.readouterr().out)
-        assert shown == shaper.explain(text, row["query"]).to_dict()
+        assert shown == shaper.explain(f"<answer>{text}</answer>", row["query"]).to_dict()
         assert shown["final_pass"] is passes

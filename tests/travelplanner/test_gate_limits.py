@@ -8,8 +8,8 @@ import jsonschema
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from planshape.validators.travelplanner.conversion import conversion_failure
-from planshape.validators.travelplanner.plan_format import (
+from planshape.validators.travelplanner.plan.conversion import conversion_failure
+from planshape.validators.travelplanner.plan.formats import (
     MAX_ANSWER_CHARS,
     _fast_validators,
     gate,

@@ -3,9 +3,9 @@
 import json
 
 import pytest
-from planshape.validators.travelplanner.evaluate import check_plan
-from planshape.validators.travelplanner.metrics import compute_metrics
-from planshape.validators.travelplanner.plan_format import from_upstream, gate, to_upstream
+from planshape.validators.travelplanner.checks.verdicts import check_plan
+from planshape.validators.travelplanner.evaluation.metrics import compute_metrics
+from planshape.validators.travelplanner.plan.formats import from_upstream, gate, to_upstream
 
 
 @pytest.mark.parametrize("mode", ["official", "strict"])
@@ -19,7 +19,7 @@ def test_gold_plans_pass_every_metric(train, database, mode):
 
 
 def test_general_hard_denominator_equals_train_fixed_one(train):
-    from planshape.validators.travelplanner.metrics import hard_denominator
+    from planshape.validators.travelplanner.evaluation.metrics import hard_denominator
 
     assert hard_denominator([q for q, _ in train]) == 105
 

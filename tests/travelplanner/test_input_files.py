@@ -6,9 +6,9 @@ import json
 import pytest
 from planshape.shaping.cli import main
 from planshape.shaping.rollout_file import read_rollouts
+from planshape.validators.travelplanner.evaluation.submission import read_submission
 from planshape.validators.travelplanner.jsonl import read_jsonl
 from planshape.validators.travelplanner.sample import sample_dir, sample_plans, sample_queries
-from planshape.validators.travelplanner.submission import read_submission
 
 DEEP = "[" * 100_000 + "]" * 100_000
 
@@ -109,7 +109,7 @@ def test_a_plan_given_as_answer_text_is_read_as_the_reward_reads_it(tmp_path, tr
     """``"plan"`` may be a model's answer text: its last ``<answer>`` block is gated, as the reward gates it
     (``Shaper.gold_answer`` writes exactly that); a text without a complete block is not delivered, with why."""
     from planshape.shaping import Shaper
-    from planshape.validators.travelplanner.evaluate import check_plan
+    from planshape.validators.travelplanner.checks.verdicts import check_plan
     from planshape.validators.travelplanner.query import Query, gold_plan
 
     record = train_records[0]

@@ -1,8 +1,8 @@
 """Upstream metric formulas, worked by hand on a small set."""
 
 import pytest
-from planshape.validators.travelplanner.evaluate import PlanResult, Status, Verdict
-from planshape.validators.travelplanner.metrics import CS_KEYS, HARD_KEYS, compute_metrics, hard_denominator
+from planshape.validators.travelplanner.checks.verdicts import PlanResult, Status, Verdict
+from planshape.validators.travelplanner.evaluation.metrics import CS_KEYS, HARD_KEYS, compute_metrics, hard_denominator
 from planshape.validators.travelplanner.query import LocalConstraint, Query
 
 

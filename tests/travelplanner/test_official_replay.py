@@ -12,8 +12,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from planshape.validators.travelplanner.checks import COMMONSENSE, HARD
-from planshape.validators.travelplanner.evaluate import check_plan
+from planshape.validators.travelplanner.checks.registry import COMMONSENSE, HARD
+from planshape.validators.travelplanner.checks.verdicts import check_plan
 
 from .mutations import mutations
 

@@ -4,7 +4,7 @@ import json
 
 import jsonschema
 import pytest
-from planshape.validators.travelplanner.plan_format import (
+from planshape.validators.travelplanner.plan.formats import (
     FormatError,
     from_upstream,
     gate,

@@ -6,9 +6,9 @@ import json
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from planshape.validators.travelplanner.evaluate import check_plan
-from planshape.validators.travelplanner.modes import QUIRKS, STRICT
-from planshape.validators.travelplanner.plan_format import gate
+from planshape.validators.travelplanner.checks.modes import QUIRKS, STRICT
+from planshape.validators.travelplanner.checks.verdicts import check_plan
+from planshape.validators.travelplanner.plan.formats import gate
 
 from .helpers import ROCKFORD, ROCKFORD_PLAN, rockford
 

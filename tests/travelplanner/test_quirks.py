@@ -8,8 +8,8 @@ import dataclasses
 import inspect
 import sys
 
-from planshape.validators.travelplanner.evaluate import check_plan
-from planshape.validators.travelplanner.modes import QUIRKS, STRICT
+from planshape.validators.travelplanner.checks.modes import QUIRKS, STRICT
+from planshape.validators.travelplanner.checks.verdicts import check_plan
 from planshape.validators.travelplanner.query import Query
 
 from .helpers import ROCKFORD, ROCKFORD_PLAN, rockford, verdicts
@@ -390,8 +390,8 @@ def test_every_quirk_is_tested():
 def test_two_places_at_once_across_midnight():
     """A flight that lands after midnight keeps the traveller on the plane into the next day (Q19)."""
     from planshape.validators.travelplanner import sample
-    from planshape.validators.travelplanner.database import load_database
-    from planshape.validators.travelplanner.sandbox import Flight, Sandbox
+    from planshape.validators.travelplanner.store.database import load_database
+    from planshape.validators.travelplanner.store.sandbox import Flight, Sandbox
 
     world = load_database(sample.sample_database())
     red_eye = Flight("F9000199", 150, "23:30", "11:15", "11 hours 45 minutes", "2022-03-10", "Harborview",

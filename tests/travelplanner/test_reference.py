@@ -1,7 +1,7 @@
 """The per-query sandbox built from a record's reference_information."""
 
-from planshape.validators.travelplanner.evaluate import check_plan
-from planshape.validators.travelplanner.reference import parse_table, sandbox_from_reference
+from planshape.validators.travelplanner.checks.verdicts import check_plan
+from planshape.validators.travelplanner.store.reference import parse_table, sandbox_from_reference
 
 
 def test_table_parsing_keeps_multiword_headers():

@@ -9,8 +9,8 @@ import sys
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
-from planshape.validators.travelplanner.evaluate import check_plan
-from planshape.validators.travelplanner.store import (
+from planshape.validators.travelplanner.checks.verdicts import check_plan
+from planshape.validators.travelplanner.store.sqlite import (
     CACHE_NAME,
     SqliteStore,
     StoreError,
@@ -18,7 +18,7 @@ from planshape.validators.travelplanner.store import (
     cache_path,
     cached_store,
 )
-from planshape.validators.travelplanner.synthetic import write_full_size_database
+from planshape.validators.travelplanner.store.synthetic import write_full_size_database
 
 
 @pytest.fixture(scope="module")
@@ -121,7 +121,7 @@ def test_scale_synthetic_flights(shared_dir, train, tmp_path):
     assert counts["flights"] == 150_000
     store = SqliteStore(store_path)
     assert all(check_plan(p, q, store, mode).final_pass for q, p in train for mode in ("official", "strict"))
-    code = ("import sys; from planshape.validators.travelplanner.store import SqliteStore; "
+    code = ("import sys; from planshape.validators.travelplanner.store.sqlite import SqliteStore; "
             "print(SqliteStore(sys.argv[1]).first_flight('F10000000').flight_number)")
     out = subprocess.run([sys.executable, "-c", code, str(store_path)], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "F10000000"
@@ -147,7 +147,7 @@ def test_cli_db_build_and_evaluate_on_store(shared_dir, tmp_path, capsys, train_
 def test_building_a_store_reports_progress(shared_dir, tmp_path, capsys):
     """``planshape db build`` on the full flights table runs for a minute: it shows rows per table as they go."""
     from planshape.shaping.cli import main
-    from planshape.validators.travelplanner.store import build_store
+    from planshape.validators.travelplanner.store.sqlite import build_store
 
     seen: list[tuple[str, int]] = []
     counts = build_store(shared_dir / "database", tmp_path / "a.sqlite", progress=lambda *a: seen.append(a))

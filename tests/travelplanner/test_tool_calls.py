@@ -6,7 +6,7 @@ import time
 
 from hypothesis import given
 from hypothesis import strategies as st
-from planshape.validators.travelplanner.tool_calls import MAX_CALL_CHARS, parse_tool_calls, tool_responses
+from planshape.validators.travelplanner.agent.tool_calls import MAX_CALL_CHARS, parse_tool_calls, tool_responses
 
 
 def test_blocks_in_order_up_to_the_limit():

@@ -6,8 +6,8 @@ import json
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from planshape.validators.travelplanner.calculator import CalculatorError, calculate
-from planshape.validators.travelplanner.tools import DEFAULT_MAX_CHARS, TOOL_SCHEMAS, ToolBox
+from planshape.validators.travelplanner.agent.calculator import CalculatorError, calculate
+from planshape.validators.travelplanner.agent.tools import DEFAULT_MAX_CHARS, TOOL_SCHEMAS, ToolBox
 
 from ..fuzz import FUZZ, timed
 

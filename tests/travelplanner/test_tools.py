@@ -7,8 +7,8 @@ import jsonschema
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from planshape.validators.travelplanner.calculator import CalculatorError, calculate
-from planshape.validators.travelplanner.tools import TOOL_SCHEMAS, ToolBox
+from planshape.validators.travelplanner.agent.calculator import CalculatorError, calculate
+from planshape.validators.travelplanner.agent.tools import TOOL_SCHEMAS, ToolBox
 
 
 def rows(text):
@@ -19,8 +19,8 @@ def rows(text):
 
 @pytest.fixture(scope="module", params=["real", "sample"])
 def world(request, memory_database):
-    from planshape.validators.travelplanner.database import load_database
     from planshape.validators.travelplanner.sample import sample_database
+    from planshape.validators.travelplanner.store.database import load_database
 
     if request.param == "real":
         return ToolBox(memory_database, max_chars=100_000), {

@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from planshape.validators.travelplanner.evaluate import MAX_REASON, check_plan
-from planshape.validators.travelplanner.metrics import compute_metrics
-from planshape.validators.travelplanner.report import evaluate_all
-from planshape.validators.travelplanner.submission import Submitted, normalise, read_submission
+from planshape.validators.travelplanner.checks.verdicts import MAX_REASON, check_plan
+from planshape.validators.travelplanner.evaluation.metrics import compute_metrics
+from planshape.validators.travelplanner.evaluation.report import evaluate_all
+from planshape.validators.travelplanner.evaluation.submission import Submitted, normalise, read_submission
 
 from .helpers import ROCKFORD, ROCKFORD_PLAN, rockford
 

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from planshape.validators.travelplanner.checks import COMMONSENSE, HARD
+from planshape.validators.travelplanner.checks.registry import COMMONSENSE, HARD
 
 from .data import LogSummary
 

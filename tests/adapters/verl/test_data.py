@@ -53,7 +53,7 @@ def test_parquet_round_trips_with_the_row_layout(prepared, train_records):
 
 
 def test_a_prepared_row_scores_its_gold_plan(prepared, shared_dir, train_records):
-    from planshape.validators.travelplanner.plan_format import from_upstream
+    from planshape.validators.travelplanner.plan.formats import from_upstream
     from planshape.validators.travelplanner.query import gold_plan
 
     row = pd.read_parquet(prepared / "val.parquet").iloc[0]

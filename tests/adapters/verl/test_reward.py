@@ -120,7 +120,7 @@ def test_model_garbage_scores_zero_with_the_same_keys(naive, tokenizer, sample_r
 def test_gold_plans_in_transcripts_pass_through_the_manager(shared_dir, train_records, tokenizer):
     """The 45 gold plans, each the final turn after real tool rounds over the TravelPlanner database, scored by
     the planshape manager at a stage-2 step of the 8B curriculum (macros + pass: 3 points)."""
-    from planshape.validators.travelplanner.plan_format import from_upstream
+    from planshape.validators.travelplanner.plan.formats import from_upstream
     from planshape.validators.travelplanner.query import gold_plan
 
     cfg = verl_config(["reward.reward_manager.name=planshape", f"+algorithm.planpo.database={shared_dir / 'database'}",

@@ -11,8 +11,8 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from .answer import CLOSE, OPEN
-from .plan_format import plan_schema
+from ..plan.answer import CLOSE, OPEN
+from ..plan.formats import plan_schema
 from .tools import TOOL_SCHEMAS
 
 PROMPT_VERSION = "planshape-travelplanner-1"

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .sandbox import Distance, Flight, SandboxStore
+from ..store.sandbox import Distance, Flight, SandboxStore
 
 
 class SharedLookups:

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from .place_form import one_line
-from .text import attraction_items, extract_from_to, modes_named, name_city, parse_transport
+from ..checks.place_form import one_line
+from ..text import attraction_items, extract_from_to, modes_named, name_city, parse_transport
 
 Failure = tuple[list[Any], str]
 PLACES = ("breakfast", "lunch", "dinner", "accommodation")

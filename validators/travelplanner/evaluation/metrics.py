@@ -10,9 +10,9 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
-from .checks import COMMONSENSE, HARD
-from .evaluate import PlanResult, Status
-from .query import Query
+from ..checks.registry import COMMONSENSE, HARD
+from ..checks.verdicts import PlanResult, Status
+from ..query import Query
 
 # Metric name -> upstream printed name. These names are used in every report and trainer log.
 METRIC_LABELS = {

@@ -11,10 +11,10 @@ import unicodedata
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..query import Query
+from ..store.sandbox import SandboxStore
 from .modes import Mode
 from .plan_memo import PlanMemo
-from .query import Query
-from .sandbox import SandboxStore
 
 Outcome = tuple[bool | None, str]
 MEALS = ("breakfast", "lunch", "dinner")

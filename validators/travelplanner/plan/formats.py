@@ -21,9 +21,9 @@ from typing import Any
 import fastjsonschema
 import jsonschema
 
+from ..text import parse_transport
 from .conversion import conversion_failure
 from .json_limits import JsonLimits, first_violation
-from .text import parse_transport
 
 MAX_ANSWER_CHARS = 100_000
 SCHEMA_FILE = "plan.schema.json"

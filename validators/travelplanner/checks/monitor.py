@@ -19,13 +19,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, fields, replace
 from typing import Any
 
-from .checks import COMMONSENSE, HARD, Check, Trip
-from .evaluate import PlanResult, Status, as_days, check_plan
+from ..query import Query
+from ..store.sandbox import SandboxStore
 from .lookups import SharedLookups
 from .modes import OFFICIAL, QUIRKS, STRICT, Mode, get_mode
 from .plan_memo import PlanMemo
-from .query import Query
-from .sandbox import SandboxStore
+from .registry import COMMONSENSE, HARD, Check, Trip
+from .verdicts import PlanResult, Status, as_days, check_plan
 
 UNATTRIBUTED = "unattributed"  # strict fails, official passes, and no single quirk flag explains it
 OFFICIAL_KEYS = (tuple(c.key for c in COMMONSENSE), tuple(c.key for c in HARD))

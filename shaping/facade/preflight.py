@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from .facade import Shaper
+    from .shaper import Shaper
 
 
 @dataclass
@@ -51,11 +51,11 @@ def check_database(shaper: Shaper, report: Report) -> None:
     try:
         counts = shaper.scorer.store.counts()
     except (ValueError, OSError) as exc:
-        report.errors.append(f"database {shaper.database_path}: {exc}")
+        report.errors.append(f"database {shaper.config.database_path}: {exc}")
         return
     empty = sorted(table for table, rows in counts.items() if rows == 0)
     if empty:
-        report.errors.append(f"database {shaper.database_path}: table(s) {', '.join(empty)} hold no rows: point "
+        report.errors.append(f"database {shaper.config.database_path}: table(s) {', '.join(empty)} hold no rows: point "
                              "database at the full TravelPlanner database directory (official CSV layout)")
     else:
         report.lines.append("database rows: " + ", ".join(f"{t} {n}" for t, n in sorted(counts.items())))

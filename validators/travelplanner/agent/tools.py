@@ -18,10 +18,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ..plan.json_limits import is_unicode
+from ..store.sandbox import SandboxStore, ground_cost
+from ..text import before_parenthesis
 from .calculator import CalculatorError, calculate, format_number
-from .json_limits import is_unicode
-from .sandbox import SandboxStore, ground_cost
-from .text import before_parenthesis
 
 DEFAULT_MAX_CHARS = 8192  # Planner-R1's max_tool_response_length
 MAX_ARGUMENT_CHARS = 200

@@ -16,8 +16,8 @@ from collections.abc import Callable
 from functools import lru_cache
 from typing import Any
 
-from .sandbox import SandboxStore
-from .text import attraction_items, before_parenthesis, extract_from_to, name_city, transport_kind
+from ..store.sandbox import SandboxStore
+from ..text import attraction_items, before_parenthesis, extract_from_to, name_city, transport_kind
 
 
 class PlanMemo:

@@ -6,9 +6,9 @@ the plan's own text.
 
 from __future__ import annotations
 
-from .query import HOUSE_RULE_TEXT, ROOM_TYPE_TEXT
-from .sandbox import ground_cost, vehicles
-from .text import flight_number
+from ..query import HOUSE_RULE_TEXT, ROOM_TYPE_TEXT
+from ..store.sandbox import ground_cost, vehicles
+from ..text import flight_number
 from .trip import MEALS, Outcome, Trip, day_leg
 
 

@@ -10,13 +10,14 @@ them, since a file of them scores 0% for a reason that is not the plans'.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .answer import OPEN, extract_answer
-from .jsonl import kind, read_jsonl
-from .plan_format import gate
+from ..jsonl import kind, read_jsonl
+from ..plan.answer import OPEN, extract_answer
+from ..plan.formats import gate
 
 
 @dataclass(frozen=True)
@@ -34,22 +35,31 @@ def is_structured(plan: Any) -> bool:
     return isinstance(first, dict) and "city" in first and "current_city" not in first
 
 
-def normalise(plan: Any) -> Submitted:
-    """Upstream plans pass through as they are; structured plans and answer text go through the gate (a model's
-    text: its last ``<answer>`` block, as the reward reads it)."""
-    if isinstance(plan, str) and OPEN in plan:
-        block = extract_answer(plan)
-        if block is None:
+Extract = Callable[[str], "str | None"]
+
+
+def normalise(plan: Any, extract: Extract = extract_answer) -> Submitted:
+    """Upstream plans pass through as they are; structured plans and answer text go through the gate. Text is
+    read by ``extract`` as the reward reads it (the built-in: the last ``<answer>`` block); text with no answer
+    block is taken as the plan itself, unless it opens a block it never closes."""
+    if isinstance(plan, str):
+        try:
+            block = extract(plan)
+        except Exception as exc:  # noqa: BLE001 - a plugin's extractor failing on model text is a plan not delivered
+            return Submitted(None, f"no answer: the answer extractor failed ({type(exc).__name__})")
+        if block is not None:
+            plan = block
+        elif OPEN in plan:
             return Submitted(None, "no answer: no complete <answer>...</answer> block")
-        plan = block
     if isinstance(plan, (str, bytes)) or is_structured(plan):
         result = gate(plan)
         return Submitted(result.plan, "" if result.ok else f"schema: {result.reason}")
     return Submitted(plan)
 
 
-def read_submission(path: str | Path) -> list[Submitted]:
-    """One entry per non-blank line, paired with queries by line order (upstream ignores ``idx``)."""
+def read_submission(path: str | Path, extract: Extract = extract_answer) -> list[Submitted]:
+    """One entry per non-blank line, paired with queries by line order (upstream ignores ``idx``); answer text is
+    read by ``extract`` (``normalise``)."""
     out = []
     for line in read_jsonl(path):
         record = line.value
@@ -60,9 +70,9 @@ def read_submission(path: str | Path) -> list[Submitted]:
             out.append(Submitted(None, f"line {line.number}: an object without a 'plan' key (keys: {keys}); a "
                                        "submission line is {\"idx\", \"query\", \"plan\"}", unreadable=True))
         elif isinstance(record, dict):
-            out.append(normalise(record.get("plan")))
+            out.append(normalise(record.get("plan"), extract))
         elif record is None or isinstance(record, (list, str)):
-            out.append(normalise(record))
+            out.append(normalise(record, extract))
         else:
             out.append(Submitted(None, f"line {line.number}: {kind(record)}, not an object with a 'plan'",
                                  unreadable=True))

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..store.sandbox import ground_cost
+from ..text import NO_MORE_DAYS, flight_number, modes_named
 from .place_form import city_form_failure, place_form_failure
-from .sandbox import ground_cost
 from .stated_values import stated_value_failure
-from .text import NO_MORE_DAYS, flight_number, modes_named
 from .trip import DAY_KEYS, MEALS, NEW, Outcome, Seen, Trip, day_leg, filled
 from .whereabouts import DAY_TRIP_KM, day_trip_reach, overnight_failure, presence_failure
 

@@ -12,15 +12,15 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from .answer import OPEN, extract_answer
-from .checks import COMMONSENSE, HARD
-from .evaluate import PlanResult, as_days, check_plan
-from .modes import Mode, get_mode
-from .plan_format import gate
-from .query import Query
-from .sandbox import SandboxStore, ground_cost
-from .text import attraction_items, before_parenthesis, extract_from_to, name_city, parse_transport
-from .trip import MEALS
+from ..checks.modes import Mode, get_mode
+from ..checks.registry import COMMONSENSE, HARD
+from ..checks.trip import MEALS
+from ..checks.verdicts import PlanResult, as_days, check_plan
+from ..plan.answer import OPEN, extract_answer
+from ..plan.formats import gate
+from ..query import Query
+from ..store.sandbox import SandboxStore, ground_cost
+from ..text import attraction_items, before_parenthesis, extract_from_to, name_city, parse_transport
 
 SANDBOX, CITY = "is_valid_information_in_sandbox", "is_valid_information_in_current_city"
 # The checks that read each field (the claims table of docs/modes.md, by field)

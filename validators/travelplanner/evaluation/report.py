@@ -9,12 +9,12 @@ from rich.console import Console
 from rich.progress import track
 from rich.table import Table
 
-from .checks import COMMONSENSE, HARD
-from .evaluate import PlanResult, check_plan
+from ..checks.modes import get_mode
+from ..checks.registry import COMMONSENSE, HARD, Check
+from ..checks.verdicts import PlanResult, check_plan
+from ..query import Query
+from ..store.sandbox import SandboxStore
 from .metrics import METRIC_LABELS, breakdown, compute_metrics, per_constraint
-from .modes import get_mode
-from .query import Query
-from .sandbox import SandboxStore
 from .submission import Submitted
 
 CITATION = "TravelPlanner (Xie et al., ICML 2024, arXiv 2402.01622), data CC-BY-4.0"
@@ -27,8 +27,11 @@ def evaluate_all(
     mode: str = "official",
     split: str | None = None,
     progress: bool = True,
+    checks: tuple[Sequence[Check], Sequence[Check]] = (COMMONSENSE, HARD),
 ) -> dict[str, Any]:
-    """Check every plan and assemble the report (metrics, breakdowns, every verdict with its reason)."""
+    """Check every plan and assemble the report (metrics, breakdowns, every verdict with its reason).
+    ``checks``: the (commonsense, hard) checks to run, the benchmark's by default (a caller with plugins passes
+    theirs, so that a submission is judged as the reward judges it)."""
     if len(submitted) != len(queries):
         raise ValueError(f"{len(submitted)} plans but {len(queries)} queries; the files must pair line by line")
     mode_name = get_mode(mode).name
@@ -36,7 +39,7 @@ def evaluate_all(
     results: list[PlanResult] = []
     steps = track(items, description=f"checking ({mode_name})", transient=True) if progress else items
     for sub, query in steps:
-        result = check_plan(sub.plan, query, store, mode_name)
+        result = check_plan(sub.plan, query, store, mode_name, *checks)
         if sub.note and (not result.delivered or not result.note):  # why it was not delivered beats "no plan"
             result.note = sub.note
         results.append(result)

@@ -19,7 +19,7 @@ The longest gold day trip is San Antonio to San Angelo, 339 km.
 
 from __future__ import annotations
 
-from .text import clock_minutes, distance_km, parse_transport
+from ..text import clock_minutes, distance_km, parse_transport
 from .trip import MEALS, Trip
 
 WINDOWS = {"breakfast": ("06:00", "10:30"), "lunch": ("11:00", "15:00"), "dinner": ("17:00", "22:00"),

@@ -13,8 +13,8 @@ charged is the row's in both modes, and gold plans state costs that are plainly 
 
 from __future__ import annotations
 
+from ..text import before_parenthesis, clock_minutes, distance_km, duration_minutes, parse_transport
 from .place_form import city_form_failure
-from .text import before_parenthesis, clock_minutes, distance_km, duration_minutes, parse_transport
 from .trip import Trip
 
 DURATION_TOLERANCE_MIN = 6

@@ -12,7 +12,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import NamedTuple, Protocol
 
-from .text import before_parenthesis
+from ..text import before_parenthesis
 
 
 class Restaurant(NamedTuple):

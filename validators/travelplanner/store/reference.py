@@ -12,8 +12,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from ..query import literal
 from .database import SPECS
-from .query import literal
 from .sandbox import Distance, Sandbox
 
 _GROUND = re.compile(r"^(?:self-driving|taxi), from (.+?) to (.+?), duration: (.+?), distance: (.+?), cost: ")

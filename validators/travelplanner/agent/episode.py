@@ -10,7 +10,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from .answer import wrap_answer
+from ..plan.answer import wrap_answer
 from .tools import ToolBox
 
 Action = Mapping[str, Any]  # {"tool": name, "arguments": {...}} or {"answer": text or plan}

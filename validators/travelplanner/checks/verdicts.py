@@ -7,11 +7,11 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
 
-from .checks import COMMONSENSE, HARD, HARD_GATE, Check, Trip
+from ..query import Query
+from ..store.sandbox import SandboxStore
 from .modes import Mode, get_mode
 from .plan_memo import PlanMemo
-from .query import Query
-from .sandbox import SandboxStore
+from .registry import COMMONSENSE, HARD, HARD_GATE, Check, Trip
 
 MAX_REASON = 300
 

@@ -1,0 +1,39 @@
+"""The agent side of a run: the versioned Planner-R1 prompt, the seven tools over the run's sandbox, their
+schemas, and tool calls written as text, so that every trainer's tool loop and every environment standard
+translates the same objects."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from planshape.validators.travelplanner.agent import prompt
+from planshape.validators.travelplanner.agent.tool_calls import parse_tool_calls, tool_responses
+from planshape.validators.travelplanner.agent.tools import TOOL_SCHEMAS, ToolBox
+
+if TYPE_CHECKING:
+    from ..config import ShapingConfig
+    from ..reward import Scorer
+
+__all__ = ["AgentSide", "parse_tool_calls", "tool_responses"]
+
+
+class AgentSide:
+    """What an agent loop needs of a ``Shaper``: its prompt, its tools and their schemas."""
+
+    config: ShapingConfig
+    scorer: Scorer
+    prompt_version = prompt.PROMPT_VERSION
+
+    def messages(self, record: Mapping[str, Any], include_tools: bool = False) -> list[dict[str, str]]:
+        """The chat prompt of one query: the versioned Planner-R1 system prompt and the query text."""
+        return prompt.messages(record, include_tools)
+
+    def tools(self) -> ToolBox:
+        """The seven agent tools over the sandbox (one store per process, shared with scoring)."""
+        return ToolBox(self.scorer.store, max_chars=self.config.tools.max_chars)
+
+    @property
+    def tool_schemas(self) -> list[dict[str, Any]]:
+        """OpenAI-style function schemas of the seven tools."""
+        return list(TOOL_SCHEMAS.values())

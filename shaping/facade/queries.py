@@ -1,0 +1,87 @@
+"""Queries as trainers carry them (a dataset label: a record, its JSON text, or a ``Query``), query files, gold
+answers, and Planner-R1's 180/45 re-split: the data side every adapter's ``prepare-data`` and reward share."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from planshape.validators.travelplanner import sample as sample_world
+from planshape.validators.travelplanner.query import Query, gold_plan, read_query_rows
+
+from ..config import SAMPLE_WORLD
+from ..splits import PLANNER_R1_VAL_SIZE
+from ..splits import split_queries as _split_queries
+
+QueryLike = Query | Mapping[str, Any] | str
+
+
+def as_query(query: QueryLike) -> Query | Mapping[str, Any]:
+    """A trainer-side query (a dataset label): its JSON text is parsed here, nesting bounded; a bad one raises
+    ``ValueError`` saying what it must be (the one reading of every trainer's label)."""
+    if isinstance(query, (bytes, bytearray)):
+        query = bytes(query).decode("utf-8", "replace")
+    if isinstance(query, str):
+        try:
+            query = json.loads(query)
+        except RecursionError:
+            raise ValueError("query text nests too deeply to be a TravelPlanner record") from None
+        except ValueError as exc:
+            raise ValueError(f"query text is not JSON ({exc})") from None
+    if not isinstance(query, (Query, Mapping)):
+        raise ValueError(f"a query is a TravelPlanner record (mapping), its JSON text or a Query, "
+                         f"got {type(query).__name__}")
+    return query
+
+
+def parse_query(query: Query | Mapping[str, Any]) -> Query:
+    """A record as a ``Query`` (``ValueError`` naming what is wrong with it)."""
+    if isinstance(query, Query):
+        return query
+    try:
+        return Query.from_record(query)
+    except RecursionError:
+        raise ValueError("the query record nests too deeply to be a TravelPlanner record") from None
+
+
+def read_query(label: QueryLike) -> Query:
+    """A trainer's query label (a record, its JSON text, or a ``Query``) read as the reward reads it;
+    ``ValueError`` saying what it must be (what a preflight runs on a data file's first row)."""
+    return parse_query(as_query(label))
+
+
+def read_queries(path: str | Path) -> list[dict[str, Any]]:
+    """TravelPlanner records (HF CSV/JSONL/JSON); a row that is not a valid query fails with its number.
+    ``"sample"``: the bundled sample world's queries (planned against ``database: sample``)."""
+    source = sample_world.sample_queries() if str(path) == SAMPLE_WORLD else path
+    return [record for record, _ in read_query_rows(source)]
+
+
+def read_all_queries(paths: Sequence[str | Path]) -> list[dict[str, Any]]:
+    """The records of every query file, in order (``read_queries`` of each)."""
+    return [record for path in paths for record in read_queries(path)]
+
+
+def gold_answer(record: Mapping[str, Any]) -> str:
+    """The gold plan of a record with one (TravelPlanner's train split: ``annotated_plan``), converted from the
+    upstream string format and written as a model's answer: the text that scores as the gold plan. A
+    ``ValueError`` names a record without one."""
+    from planshape.validators.travelplanner import answer_text, from_upstream
+
+    if not record.get("annotated_plan"):
+        raise ValueError("the record has no annotated_plan (only TravelPlanner's train split holds gold plans)")
+    return answer_text(from_upstream(gold_plan(record)))
+
+
+def query_json(record: Mapping[str, Any]) -> str:
+    """A query as the reward reads it back from a dataset row (every trainer's label column): the record's query
+    fields as JSON text; the plan and reference information stay out (large, and never read)."""
+    return json.dumps({k: record[k] for k in Query.model_fields if k in record}, default=str)
+
+
+def split_queries(records: Sequence[Mapping[str, Any]], val_size: int = PLANNER_R1_VAL_SIZE,
+                  seed: int = 0) -> tuple[list, list]:
+    """(train, validation) records: Planner-R1's seeded re-split, stratified by level (``splits.py``)."""
+    return _split_queries(records, val_size, seed)

@@ -1,0 +1,291 @@
+"""``Shaper``: one validated configuration bound to its sandbox, scorer and estimator, doing the facade's two
+jobs: score model outputs at a step, and turn a batch's scores into per-token advantages. Its other members
+(metric names, the agent side, describe/explain, per-process resources) live one concern per module."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from functools import cached_property, lru_cache
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+from planshape.validators.travelplanner.query import Query
+from planshape.validators.travelplanner.store.sqlite import open_store
+
+from .. import plugins
+from ..budget import Failed, run_with_budget, score_all
+from ..components import COMPONENTS, ERROR, failure_categories
+from ..config import ConfigError, ShapingConfig, as_mapping, takes_alpha
+from ..observe.monitor import NOT_CHECKED
+from ..observe.verdict_log import verdict_code
+from ..reward import RewardResult, Scorer
+from ..scores import SampleScore, TokenAdvantages
+from . import queries, steps
+from .agent import AgentSide
+from .describe import Description
+from .metrics import MetricNames
+from .queries import QueryLike, as_query, parse_query
+from .resources import ProcessResources
+from .steps import as_step
+
+if TYPE_CHECKING:
+    import torch
+
+    from ..advantages import Advantages, Rollouts
+
+
+class Shaper(MetricNames, AgentSide, Description, ProcessResources):
+    """One validated configuration, bound to its store, scorer and estimator (build one per process)."""
+
+    def __init__(self, config: ShapingConfig):
+        self.config = config
+        self.schedule = config.schedule_object()
+        self.alpha_decay = config.alpha_decay()
+        self.estimator = plugins.estimators()[config.estimator]
+        commonsense, hard = plugins.checks()
+        self.categories = failure_categories([c.key for c in commonsense], [c.key for c in hard])
+        self._name_metrics(self.categories, config.monitor, config.metrics)
+
+    @classmethod
+    def from_mapping(cls, source: Any, run_steps: int | None = None, run_source: str = "the trainer") -> Shaper:
+        """From a dict, OmegaConf node, JSON/YAML text or file; raises ``ConfigError`` naming every bad field.
+        ``run_steps``: the optimizer steps the trainer will run, when it knows (``ShapingConfig.from_mapping``)."""
+        return cls(ShapingConfig.from_mapping(source, run_steps, run_source))
+
+    @classmethod
+    def shared(cls, source: Any, run_steps: int | None = None, run_source: str = "the trainer") -> Shaper:
+        """``from_mapping``, built once per process for equal settings: every reward call, tool and estimator of
+        a worker shares one ``Shaper`` (and so one sandbox, opened on first use)."""
+        return _shared(cls, _canonical(source), run_steps, run_source)
+
+    @property
+    def estimator_only(self) -> bool:
+        """No database: this facade estimates advantages from the trainer's reward and scores nothing."""
+        return self.config.estimator_only
+
+    @cached_property
+    def scorer(self) -> Scorer:
+        if self.config.database_path is None:
+            raise ConfigError("this planshape config has no database (estimator-only: advantages from the "
+                              "trainer's own reward); scoring TravelPlanner plans or their tools needs database:")
+        return Scorer(open_store(str(self.config.database_path), self.config.backend), self.config.mode,
+                      self.schedule, self.config.component_weights, self.config.answer.max_chars,
+                      monitor=self.config.monitor)
+
+    # --- job 1: rewards ------------------------------------------------------------------------------------
+
+    def score(self, text: Any, query: QueryLike, step: int) -> SampleScore:
+        """Score one model output (the final answer or the whole transcript: the last answer block counts).
+        Past ``config.sample_budget_s`` the sample gets reward 0 and failure ``timeout``."""
+        step, query = as_step(step), as_query(query)
+        scored = self._finish(run_with_budget(self._score_now, (text, query, step), self.config.sample_budget_s),
+                              step, query)
+        self._log_scores(step, [scored])
+        return scored
+
+    def score_batch(self, texts: Sequence[Any], queries: Sequence[QueryLike], step: int) -> list[SampleScore]:
+        """One ``SampleScore`` per output, in order, always: a sample past its budget (``timeout``) or whose
+        scoring process died (``crash``, with ``config.workers`` > 0) gets reward 0; the others are unaffected."""
+        if len(texts) != len(queries):
+            raise ValueError(f"{len(texts)} outputs but {len(queries)} queries")
+        step = as_step(step)
+        items = [(t, as_query(q), step) for t, q in zip(texts, queries, strict=True)]
+        if self.config.workers > 0:
+            raw = self.pool.map(items)
+        else:
+            raw = score_all(self._score_now, items, self.config.sample_budget_s)
+        scores = [self._finish(r, step, item[1]) for r, item in zip(raw, items, strict=True)]
+        self._log_scores(step, scores)
+        return scores
+
+    def reweigh(self, scored: SampleScore, step: int) -> SampleScore:
+        """A score checked at one step, weighed at another: the verdicts and components do not depend on the step,
+        only the stage's weights do, so a trainer that scores at rollout, before it knows the step, checks once."""
+        step = as_step(step)
+        reward = self.scorer.weigh(scored.components, step)
+        return replace(scored, reward=reward, success=self._success(reward, scored.components, step), step=step,
+                       stage=self.schedule.stage(step).name)
+
+    def _score_now(self, text: Any, query: Query | Mapping[str, Any], step: int) -> SampleScore:
+        query = parse_query(query)
+        return replace(self._wrap(self.scorer.score(text, query, step)), level=query.level or "", days=query.days)
+
+    def _finish(self, outcome: SampleScore | Failed, step: int, query: Query | Mapping[str, Any]) -> SampleScore:
+        """A score, or the zero score of a sample that timed out or whose scoring process died."""
+        return outcome if not isinstance(outcome, Failed) else self.unscored(step, outcome.kind, outcome.reason, query)
+
+    def unscored(self, step: int, failure: str = ERROR, reason: str = "", query: QueryLike | None = None
+                 ) -> SampleScore:
+        """The zero score of a sample that could not be scored (``error``, ``timeout``, ``crash``, or
+        ``no_answer`` for an episode cut short): reward 0, counted under exactly one failure category."""
+        if failure not in self.categories:
+            raise ValueError(f"unknown failure category {failure!r}; known: {list(self.categories)}")
+        level, days = "", 0
+        if query is not None:
+            try:
+                parsed = parse_query(as_query(query))
+                level, days = parsed.level or "", parsed.days
+            except (ValueError, TypeError):  # the query itself may be what could not be read
+                pass
+        step = as_step(step)
+        return SampleScore(0.0, False, failure, reason, self.schedule.stage(step).name, step,
+                           dict.fromkeys(COMPONENTS, 0.0), self.categories,
+                           watch=NOT_CHECKED if self.config.monitor else None, level=level, days=days,
+                           groups=self.config.metrics)
+
+    def _wrap(self, scored: RewardResult) -> SampleScore:
+        success = self._success(scored.reward, scored.components, scored.step)
+        watch = (scored.watch or NOT_CHECKED) if self.config.monitor else None
+        return SampleScore(scored.reward, success, scored.failure, scored.reason, scored.stage, scored.step,
+                           scored.components, self.categories, verdict_code(scored.result), watch,
+                           groups=self.config.metrics)
+
+    # --- the success rule, shared by both jobs ----------------------------------------------------------------
+
+    def max_reward(self, step: int) -> float:
+        """The largest reward a sample can get at ``step``: every weighted component at 1, the gate open."""
+        return float(sum(self.schedule.weights(as_step(step)).values()))
+
+    def success_from_rewards(self, rewards: Sequence[float] | np.ndarray, step: int) -> np.ndarray:
+        """Success flags from scalar rewards alone (what an estimator sees in VERL and TRL): ``success_of``."""
+        return self.success_of(np.asarray(rewards, dtype=np.float64).reshape(-1), as_step(step))
+
+    def _success(self, reward: float, components: Mapping[str, float], step: int) -> bool:
+        return bool(self.success_of(np.asarray([reward]), step, np.asarray([components.get("pass", 0.0) == 1.0]))[0])
+
+    @property
+    def success_flag(self) -> str | None:
+        """The trainer's per-sample field that decides success (``success.by=flag``), else None: the one question
+        every adapter asks before reading flags."""
+        return self.config.success.flag if self.config.success.by == "flag" else None
+
+    def success_of(self, rewards: np.ndarray, step: int, passed: np.ndarray | None = None) -> np.ndarray:
+        """THE success rule, used by every path (facade, ``planshape score``, every adapter).
+
+        ``threshold``: reward >= threshold. ``flag``: the trainer's per-sample flags, given as ``passed``.
+        ``pass``: the final pass, read from ``passed`` when the caller has the components, else from the reward
+        reaching the stage's maximum, which implies the final pass for every schedule the config accepted
+        (``config.success_readable_from_reward``)."""
+        if self.config.success.by == "threshold":
+            return rewards >= self.config.success.threshold
+        if self.success_flag is not None and passed is None:
+            raise ValueError(f"success.by='flag': pass the trainer's per-sample {self.success_flag!r} flags "
+                             "(the adapter reads them); they cannot be read from the reward")
+        if passed is not None:
+            from ..advantages.inputs import success_flags  # 0/1 only: 0.5, NaN or "False" is an error
+
+            return success_flags(passed, len(rewards))
+        top = self.max_reward(step)
+        return rewards >= top - 1e-6 * max(1.0, top)
+
+    @property
+    def staged(self) -> bool:
+        """Whether the reward's weights change with the step: a trainer must then pass the real step."""
+        return self.config.staged
+
+    # --- job 2: advantages -----------------------------------------------------------------------------------
+
+    def alpha(self, step: int) -> float:
+        """PlanPO's α(k) at ``step`` (0 for an estimator without α)."""
+        return self.alpha_decay(as_step(step)) if takes_alpha(self.estimator) else 0.0
+
+    def estimator_options(self, step: int) -> dict[str, Any]:
+        """The estimator's keyword arguments at ``step``: the config's options, and α(step) when it takes α."""
+        options = dict(self.config.estimator_options)
+        if takes_alpha(self.estimator):
+            options["alpha"] = self.alpha(step)
+        return options
+
+    def estimate(self, rollouts: Rollouts, step: int) -> Advantages:
+        """The configured estimator on per-turn rollouts at ``step`` (``planshape score``'s path)."""
+        return self.estimator(rollouts, **self.estimator_options(as_step(step)))
+
+    def advantages(self, scores: Any, mask: torch.Tensor, index: Sequence[Any] | np.ndarray, step: int,
+                   success: Sequence[bool] | np.ndarray | None = None,
+                   trajectory: Sequence[Any] | np.ndarray | None = None,
+                   turn_order: Sequence[int] | np.ndarray | None = None,
+                   anchors: Sequence[Sequence[Any]] | None = None) -> TokenAdvantages:
+        """Per-token advantages of a batch: ``scores`` (B,), ``mask`` (B, L) assistant tokens, ``index`` (B,)
+        group ids (any hashable; groups need not be contiguous), ``success`` (B,) or read from the scores.
+
+        ``trajectory`` (B,): the row-per-turn layout, rows of one trajectory sharing an id (``advantages.layout``:
+        the trajectory's turns are its rows' turns in ``turn_order``, default batch order; its outcome is its
+        final row's). Without it, each row is one whole trajectory. Statistics count each trajectory once.
+        ``anchors`` (B,): per row, the anchor state id of each of its assistant turns (GiGPO's step groups;
+        ``uses_anchors``, ``tool_call_anchors``)."""
+        from ..advantages.inputs import success_flags
+        from ..advantages.tokens import batch_advantages  # torch only when asked for
+
+        step = as_step(step)
+        reward = np.asarray(scores.detach().double().cpu() if hasattr(scores, "detach") else scores,
+                            dtype=np.float64).reshape(-1)
+        flags = self.success_from_rewards(reward, step) if success is None else success_flags(success, len(reward))
+        batch = batch_advantages(reward, mask, index, flags, self.estimator, trajectory, turn_order, anchors=anchors,
+                                 **self.estimator_options(step))
+        ro, result = batch.rollouts, batch.result
+        log = self._verdict_log()
+        if log is not None:  # one record per trajectory, in either layout
+            log.advantages(step, batch.group_ids, ro.reward, ro.success, ro.turns, ro.lengths, result.trajectory,
+                           result.turn)
+        stats = self.advantage_stats(result, ro.turns, ro.lengths, ro.success, ro.group)
+        return TokenAdvantages(batch.tokens, stats, batch.per_row, batch.per_turn, batch.turn_term, batch.turns,
+                               batch.lengths, flags)
+
+    # --- the data side, as the adapters call it (``queries``, ``steps``) ---------------------------------------
+
+    read_queries = staticmethod(queries.read_queries)
+    read_query = staticmethod(queries.read_query)
+    gold_answer = staticmethod(queries.gold_answer)
+    query_json = staticmethod(queries.query_json)
+    split_queries = staticmethod(queries.split_queries)
+    steps_completed = staticmethod(steps.steps_completed)
+    trainer_step = staticmethod(steps.trainer_step)
+
+    @property
+    def uses_anchors(self) -> bool:
+        """Whether the estimator groups turns by anchor state (GiGPO): the adapter then passes ``anchors``, by
+        ``config.anchor_key``: the trainer's per-turn state ids, or ``tool_call_anchors`` of the turns' text."""
+        return bool(getattr(self.estimator, "uses_anchors", False))
+
+    @staticmethod
+    def tool_call_anchors(turn_texts: Sequence[Any]) -> list[str]:
+        """The TravelPlanner anchor of each turn of one trajectory from its assistant turns' text: the tool
+        calls and arguments made before the turn (``advantages/anchors.py``); never raises on model text."""
+        from ..advantages.anchors import tool_call_anchors
+
+        return tool_call_anchors(turn_texts)
+
+    @staticmethod
+    def turn_texts(mask: torch.Tensor, token_ids: torch.Tensor, decode: Any) -> list[list[str]]:
+        """Each row's assistant turns as text: ``decode`` (a tokenizer's ``decode``) of the ``token_ids`` under
+        each run of 1s of the (B, L) ``mask`` (aligned with it), in order (``tool_call_anchors`` reads them)."""
+        from ..advantages.turns import turn_spans
+
+        spans = turn_spans(mask)
+        ids = token_ids.tolist()
+        texts: list[list[str]] = [[] for _ in range(mask.shape[0])]
+        for row, start, end in zip(spans.rows.tolist(), spans.starts.tolist(), spans.ends.tolist(), strict=True):
+            texts[row].append(decode(ids[row][start:end]))
+        return texts
+
+    @staticmethod
+    def final_turns(mask: torch.Tensor) -> list[tuple[int, int] | None]:
+        """The ``[start, end)`` columns of each row's final assistant turn in a (B, L) assistant mask (the last
+        run of 1s; None for a row with no turn): where a trainer decodes the answer from."""
+        from ..advantages.turns import final_turns
+
+        return final_turns(mask)
+
+
+def _canonical(source: Any) -> str:
+    import json
+
+    return json.dumps(as_mapping(source), sort_keys=True, default=str)
+
+
+@lru_cache(maxsize=8)
+def _shared(cls: type[Shaper], canonical: str, run_steps: int | None, run_source: str) -> Shaper:
+    import json
+
+    return cls.from_mapping(json.loads(canonical), run_steps, run_source)
