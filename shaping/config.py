@@ -181,6 +181,11 @@ class ShapingConfig(_Section):
         return self.anchor.by or ("state" if self.estimator_only else "tool_calls")
 
     @property
+    def success_flag(self) -> str | None:
+        """The trainer's per-sample field that decides success (``success.by=flag``), else None."""
+        return self.success.flag if self.success.by == "flag" else None
+
+    @property
     def database_path(self) -> Path | None:
         """Where the database is (the bundled sample world's for ``sample``); None when estimator-only."""
         if self.database is None:

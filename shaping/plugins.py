@@ -123,6 +123,11 @@ def describe() -> list[tuple[str, list[str]]]:
     return out
 
 
+def loaded() -> tuple[str, ...]:
+    """The names of the plugins registered now (what a per-process cache of built objects must key on)."""
+    return tuple(name for name, _ in plugin_manager().list_name_plugin())
+
+
 def versions() -> dict[str, str]:
     """Every loaded plugin with the version of the distribution that ships it (the built-in: planshape's), so
     a run records which plugin versions made its rewards."""

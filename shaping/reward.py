@@ -89,11 +89,9 @@ class Scorer:
             return check_plan(plan, query, self.store, self.mode, self.commonsense, self.hard), None
         return self.monitor.check(plan, query, self.store)
 
-    def weigh(self, components: Mapping[str, float], step: int) -> float:
-        """The reward of a checked plan's components at ``step``: the verdicts do not depend on the step, only the
-        stage's weights do, so a plan checked once can be weighed again at a later step."""
-        weights = {**self.component_weights, **self.schedule.weights(step)}
-        return components.get("schema", 0.0) * sum(w * components.get(k, 0.0) for k, w in weights.items())
+    def weigh(self, components: Mapping[str, Any], step: int) -> Any:
+        """The reward of a checked plan's components at ``step`` (``weighted_sum``)."""
+        return weighted_sum(components, {**self.component_weights, **self.schedule.weights(step)})
 
     def score(self, text: Any, query: Query | Mapping[str, Any], step: int = 0) -> RewardResult:
         """Reward for one model output. ``step``: optimizer steps completed so far (see ``schedules``)."""
@@ -110,6 +108,19 @@ class Scorer:
         failure, reason = first_failure(result)
         return RewardResult(self.weigh(components, step), components, step, self.schedule.stage(step).name, failure,
                             reason, result, watch)
+
+
+def weighted_sum(components: Mapping[str, Any], weights: Mapping[str, float]) -> Any:
+    """``schema · Σ λ_k · component_k``; components may be floats or arrays (one value per sample). The verdicts
+    do not depend on the step, only the stage's weights do, so a plan checked once can be weighed at any step.
+
+    >>> checked = {"schema": 1.0, "cs_micro": 1.0, "hard_micro": 0.6, "cs_macro": 1.0, "hard_macro": 0.0, "pass": 0.0}
+    >>> weighted_sum(checked, {"cs_micro": 1, "hard_micro": 1, "cs_macro": 1, "hard_macro": 1, "pass": 1})  # stage 1
+    2.6
+    >>> weighted_sum(checked, {"pass": 1})  # stage 3: only the final pass counts
+    0.0
+    """
+    return components.get("schema", 0.0) * sum(w * components.get(k, 0.0) for k, w in weights.items())
 
 
 def _no_answer_reason() -> str:

@@ -7,14 +7,12 @@ from pathlib import Path
 
 import pytest
 
-SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "travelplanner"
+from tests.shared_data import require_shared
 
 
 @pytest.fixture(scope="session")
 def shared_dir() -> Path:
-    if not (SHARED / "database").is_dir():
-        pytest.skip(f"TravelPlanner data not found at {SHARED} (clone the project beside ../shared)")
-    return SHARED
+    return require_shared()
 
 
 @pytest.fixture(scope="session")

@@ -11,8 +11,9 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from tests.shared_data import SHARED, require_shared
+
 ROOT = Path(__file__).resolve().parents[1]
-SHARED = ROOT.parent / "shared" / "travelplanner"
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")), *sorted(ROOT.glob("adapters/*/examples/README.md"))]
 FENCE = re.compile(r"(?:<!--\s*docs-test:\s*([^>]*?)\s*-->\n)?```(\w*)[^\n]*\n(.*?)```", re.S)
 INLINE = re.compile(r"`(planshape [^`]+)`")
@@ -50,8 +51,11 @@ def shell_lines(block: Block) -> list[str]:
 
 
 def prepare_workdir(where: Path) -> Path:
-    """The working directory the documents assume, ``where/checkout`` (tests/test_docs.py says what it holds)."""
+    """The working directory the documents assume, ``where/checkout`` (tests/test_docs.py says what it holds);
+    a skip where ../shared/travelplanner is absent."""
     from planshape.shaping import Shaper
+
+    require_shared()
     from planshape.validators.travelplanner.plan.answer import extract_answer
 
     (where / "shared").symlink_to(SHARED.parent)  # ../shared, as beside a checkout

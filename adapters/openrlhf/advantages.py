@@ -4,9 +4,10 @@
 OpenRLHF 0.11 chooses its estimator from a fixed list and has no registry, so the run keeps a valid built-in
 estimator (``group_norm``) and this wrapper, installed in the trainer actor by ``register``:
 
-1. rescores every sample at the trainer's step (the rollout side cannot know it), so a staged schedule follows
-   training and the logged metrics are the ones the advantages use; in estimator-only use (a config without a
-   database: any reward function or agent) the run's own rewards are kept, and success is
+1. weighs every sample at the trainer's step (the rollout side cannot know it) from the reward components its
+   rollout side checked once and carried in ``info`` (``Shaper.carried`` / ``weigh_carried``), so a staged
+   schedule follows training and the logged metrics are the ones the advantages use; in estimator-only use (a
+   config without a database: any reward function or agent) the run's own rewards are kept, and success is
    ``rewards >= success.threshold`` or the 0/1 ``scores`` the reward function returned (``success.flag: scores``);
 2. calls OpenRLHF's own method, which keeps its length penalties, FP32 promotion and group-std logging;
 3. overwrites ``advantages`` and ``returns`` with the facade's per-token advantages, computed over the whole
@@ -25,7 +26,7 @@ from typing import Any
 
 import numpy as np
 import torch
-from planshape.shaping.facade import ConfigError, Shaper
+from planshape.shaping.facade import PREFIX, ConfigError, Shaper
 
 from .config import check_anchors, check_success_flag, global_steps, shaper_from_env
 from .version import check_version
@@ -60,30 +61,26 @@ def check_trainer_args(args: Any) -> None:
                           "lost: add --algo.kl.use_loss (KL as a loss term), or set --algo.kl.init_coef 0")
 
 
-def final_turns(tokenizer: Any, exp: Any) -> list[str]:
-    """The text of each sample's final assistant turn (``action_mask`` is shifted by one against ``sequences``)."""
-    spans = Shaper.final_turns(exp.action_mask)
-    return ["" if span is None else tokenizer.decode(exp.sequences[j, span[0] + 1:span[1] + 1].tolist(),
-                                                     skip_special_tokens=True)
-            for j, span in enumerate(spans)]
-
-
-def rescore(shaper: Shaper, tokenizer: Any, experiences: Sequence[Any], step: int) -> list[torch.Tensor]:
-    """Score every sample's final turn at ``step``; writes ``rewards`` and the metrics in ``info``, and returns
-    each micro-batch's success flags."""
+def reweigh(shaper: Shaper, experiences: Sequence[Any], step: int) -> list[torch.Tensor]:
+    """Every sample's reward and success at ``step``, from what its rollout side carried in ``info``; writes
+    ``rewards`` and the logged metrics (carried keys the config does not log are dropped) and returns each
+    micro-batch's success flags."""
     successes = []
     for exp in experiences:
-        texts = final_turns(tokenizer, exp)
+        carried = {k: v for k, v in exp.info.items() if k.startswith(PREFIX)}
         try:
-            scored = shaper.score_batch(texts, list(exp.labels), step)
-        except ValueError as exc:  # the dataset's labels, not model output: say which data to fix
-            raise ValueError(f"a sample's label is not a TravelPlanner query ({exc}); build the prompt dataset "
-                             "with `planshape openrlhf prepare-data` and pass --data.label_key label") from exc
-        exp.rewards = torch.tensor([s.reward for s in scored], dtype=torch.float32)
+            weighed = shaper.weigh_carried({k: torch.as_tensor(v).double().reshape(-1).numpy()
+                                            for k, v in carried.items()}, step)
+        except ValueError as exc:  # the launch's reward is not planshape's: say which files to use
+            raise ValueError(f"{exc}: point --reward.remote_url or --train.agent_func_path at the files "
+                             "`planshape openrlhf files` writes") from None
+        exp.rewards = torch.as_tensor(weighed.reward, dtype=torch.float32)
         exp.info["reward"] = exp.rewards.clone()  # what OpenRLHF logs as the reward: the one trained on
-        for name, column in shaper.metric_columns(scored).items():
-            exp.info[name] = torch.tensor(column)
-        successes.append(torch.tensor([bool(s.success) for s in scored]))
+        for name in carried:
+            exp.info.pop(name)
+        for name, column in weighed.metrics.items():
+            exp.info[name] = torch.as_tensor(column, dtype=torch.float32)
+        successes.append(torch.as_tensor(weighed.success))
     return successes
 
 
@@ -91,7 +88,7 @@ def task_success(shaper: Shaper, experiences: Sequence[Any], step: int) -> torch
     """Estimator-only success from the run's own rewards (threshold) or its ``scores`` (flag)."""
     rewards = torch.cat([exp.rewards.float().reshape(-1) for exp in experiences])
     passed = None
-    if shaper.config.success.by == "flag":
+    if shaper.success_flag is not None:
         passed = torch.cat([torch.as_tensor(exp.scores).float().reshape(-1) for exp in experiences]).numpy()
     return torch.as_tensor(shaper.success_of(rewards.numpy(), step, passed))
 
@@ -142,7 +139,7 @@ def wrap_compute_advantages(original: Callable[..., Any]) -> Callable[..., Any]:
         if shaper.estimator_only:
             success = task_success(shaper, experiences, step)
         else:
-            success = torch.cat(rescore(shaper, self.tokenizer, experiences, step))
+            success = torch.cat(reweigh(shaper, experiences, step))
         scores = torch.cat([exp.rewards.float().reshape(-1) for exp in experiences])  # before OpenRLHF shapes them
         experiences = original(self, experiences)
         write_advantages(shaper, experiences, self.args.rollout.n_samples_per_prompt, step, success, scores,

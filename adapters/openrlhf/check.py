@@ -12,17 +12,20 @@ database, the reward and agent files the flags name) and says what it could not.
 
 from __future__ import annotations
 
+import argparse
+import json
 import runpy
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 from unittest import mock
 
 from planshape.shaping.facade import ConfigError, Report, check_shaper
 
 from .advantages import check_trainer_args
-from .config import check_anchors, check_success_flag, global_steps, shaper_for
+from .config import check_anchors, check_success_flag, global_steps, run_shaper
 
 
 class _Parsed(Exception):
@@ -78,6 +81,35 @@ def local_prompts(args: Any) -> int | None:
 
 FILE_FLAGS = ("--reward.remote_url", "--train.agent_func_path")
 
+TEXT_FLAGS: dict[str, dict[str, Any]] = {
+    "--algo.advantage.estimator": {"default": "gae"},
+    "--rollout.n_samples_per_prompt": {"type": int, "default": 1},
+    "--algo.kl.init_coef": {"type": float, "default": 0.01},
+    "--algo.kl.use_loss": {"action": "store_true"},
+}
+"""The flags the setup hook checks (``advantages.check_trainer_args``), with OpenRLHF's defaults as its parser
+(``train_ppo_ray``) sets them in 0.10.2-0.11.x."""
+
+
+def text_args(argv: Sequence[str]) -> Any:
+    """The ``TEXT_FLAGS`` of a launch read as text (no OpenRLHF needed), as OpenRLHF's hierarchical args."""
+    parser = argparse.ArgumentParser(add_help=False, allow_abbrev=False, exit_on_error=False)
+    for flag, options in TEXT_FLAGS.items():
+        parser.add_argument(flag, dest=flag.removeprefix("--"), **options)
+    try:
+        flat, _ = parser.parse_known_args(list(argv))
+    except (argparse.ArgumentError, SystemExit):
+        raise ConfigError(f"cannot read {', '.join(TEXT_FLAGS)} from the flags (a value missing or of the wrong "
+                          "type)") from None
+    tree: dict[str, Any] = {}
+    for dotted, value in vars(flat).items():
+        node = tree
+        *parents, leaf = dotted.split(".")
+        for part in parents:
+            node = node.setdefault(part, {})
+        node[leaf] = value
+    return json.loads(json.dumps(tree), object_hook=lambda d: SimpleNamespace(**d))
+
 
 def flag_values(argv: Sequence[str], flag: str) -> list[str]:
     """The values given to ``flag`` (``--flag A B`` or ``--flag=A``), for when OpenRLHF's parser cannot run."""
@@ -108,10 +140,13 @@ def check_launch(argv: Sequence[str], config: str) -> Report:
         args = parse_launch(argv)
     except MissingPackage as missing:
         report.unchecked.append(
-            f"OpenRLHF's own parsing and validation of the flags, what the planshape setup hook requires of them "
-            f"(--algo.advantage.estimator, --rollout.n_samples_per_prompt, the KL settings) and total_steps against "
-            f"the launch's global steps: OpenRLHF's launcher imports {missing.name!r}, which is not installed here; "
-            "run the check again where it is (a GPU node) to cover them")
+            f"OpenRLHF's own parsing and validation of the flags and total_steps against the launch's global steps: "
+            f"OpenRLHF's launcher imports {missing.name!r}, which is not installed here; run the check again where "
+            "it is (a GPU node) to cover them (the flags the setup hook requires were read as text)")
+        try:
+            check_trainer_args(text_args(argv))
+        except ConfigError as exc:
+            report.errors.append(str(exc))
     except ConfigError as exc:
         report.errors.append(str(exc))
     if args is not None:
@@ -132,7 +167,7 @@ def check_launch(argv: Sequence[str], config: str) -> Report:
         agent, rewards = (agents[-1] if agents else None), flag_values(argv, FILE_FLAGS[0])
     _files(agent, rewards, report)
     try:
-        shaper = shaper_for(config, run_steps)  # what the setup hook will build
+        shaper = run_shaper(config, run_steps)  # what the setup hook will build
         check_success_flag(shaper)
         check_anchors(shaper)
     except ConfigError as exc:

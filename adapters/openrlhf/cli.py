@@ -11,7 +11,14 @@ import json
 import shutil
 from pathlib import Path
 
-from planshape.shaping.facade import Shaper, add_check_arguments, add_data_arguments, hookimpl
+from planshape.shaping.facade import (
+    Shaper,
+    add_check_arguments,
+    add_data_arguments,
+    data_shaper,
+    hookimpl,
+    print_written,
+)
 
 from . import CONFIG_ENV
 
@@ -41,9 +48,8 @@ def _files(args: argparse.Namespace) -> int:
 def _prepare_data(args: argparse.Namespace) -> int:
     from .data import prepare_data
 
-    count = prepare_data([Path(q) for q in args.queries], Path(args.out), args.config,
-                         Path(args.val_out) if args.val_out else None, args.val_size, args.seed)
-    print(f"{args.out}: {count} prompts (--data.input_key prompt --data.label_key label --data.apply_chat_template)")
+    written = prepare_data(data_shaper(args.config), args.queries, args.out, args.val_out, args.val_size, args.seed)
+    print_written(written, "--data.input_key prompt --data.label_key label --data.apply_chat_template")
     return 0
 
 

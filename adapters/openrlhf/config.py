@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import math
 import os
-from functools import lru_cache
 from typing import Any
 
 from planshape.shaping.facade import ConfigError, Shaper
@@ -30,11 +29,10 @@ def runtime_env(config: str) -> dict:
 RUN_STEPS = "OpenRLHF (ceil(prompts / --rollout.batch_size) x --train.num_episodes global steps)"
 
 
-@lru_cache(maxsize=8)
-def shaper_for(config: str, run_steps: int | None = None) -> Shaper:
-    """The process's ``Shaper`` for a config file path or JSON text (cached: the store opens once);
+def run_shaper(config: str, run_steps: int | None = None) -> Shaper:
+    """The process's ``Shaper`` for a config file path or JSON text (``Shaper.shared``: the store opens once);
     ``run_steps``: the run's global steps, where the process knows them (``global_steps``)."""
-    return Shaper.from_mapping(config, run_steps, RUN_STEPS)
+    return Shaper.shared(config, run_steps, RUN_STEPS)
 
 
 def global_steps(args: Any, prompts: int | None) -> int | None:
@@ -54,9 +52,9 @@ FLAG = "scores"  # the per-sample field OpenRLHF carries beside the reward: what
 
 def check_success_flag(shaper: Shaper) -> None:
     """Estimator-only ``success.by='flag'`` can only read ``scores``: refused at start-up otherwise."""
-    success = shaper.config.success
-    if success.by == "flag" and success.flag != FLAG:
-        raise ConfigError(f"success.flag={success.flag!r}: OpenRLHF carries one per-sample field beside the reward, "
+    flag = shaper.success_flag
+    if flag is not None and flag != FLAG:
+        raise ConfigError(f"success.flag={flag!r}: OpenRLHF carries one per-sample field beside the reward, "
                           f"the reward function's {FLAG!r} (0/1 here); use success: {{by: flag, flag: {FLAG}}}")
 
 
@@ -75,7 +73,7 @@ def rollout_shaper(config: str) -> Shaper:
     """The ``Shaper`` of a rollout actor (reward file, agent). A schedule whose weights change with the step
     needs the trainer-side hook, since a rollout actor never sees the step: without it the run would stay in
     its first stage, so it is refused when the actor starts."""
-    shaper = shaper_for(config)
+    shaper = run_shaper(config)
     if shaper.staged and os.environ.get(RAY_SETUP_HOOK_ENV) != SETUP_HOOK:
         stages = shaper.describe()["stages"]
         bounds = ", ".join(f"{s['name']} from step {s['from_step']}" for s in stages)
@@ -94,4 +92,4 @@ def shaper_from_env(run_steps: int | None = None) -> Shaper:
     if not config:
         raise ConfigError(f"{CONFIG_ENV} is not set: the planshape setup hook reads the planshape config from it; "
                           f"pass --runtime-env-json='{json.dumps(runtime_env('/path/planshape.json'))}'")
-    return shaper_for(config, run_steps)
+    return run_shaper(config, run_steps)

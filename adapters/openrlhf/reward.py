@@ -2,13 +2,14 @@
 
 OpenRLHF calls ``reward_func(queries, prompts, labels)`` once per sample (lists of length 1) in a thread of a
 vLLM rollout actor and needs a dict back: an exception or any other value becomes a ``None`` reward that crashes
-the run much later. So this never raises, and ``extra_logs`` always carries every name of
-``shaper.metric_names``: OpenRLHF concatenates the per-sample info dicts key by key, and a key missing from one
-sample breaks the replay buffer's split.
+the run much later. So this never raises, and ``extra_logs`` always carries the same keys (``Shaper.carried``:
+every name of ``shaper.metric_names`` and the six components): OpenRLHF concatenates the per-sample info dicts key
+by key, and a key missing from one sample breaks the replay buffer's split.
 
-The rollout actor does not know the training step, so the reward is scored at ``step`` 0 (the first stage).
-With the setup hook installed (``advantages``), the trainer rescores every sample at its own step before any
-advantage is computed; a staged schedule without the hook is refused when the actor loads this file.
+The rollout actor does not know the training step, so the reward is weighed at ``step`` 0 (the first stage).
+With the setup hook installed (``advantages``), the trainer weighs every sample's carried components again at
+its own step before any advantage is computed (each plan is checked once, here); a staged schedule without the
+hook is refused when the actor loads this file.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ check_version()
 log = logging.getLogger(__name__)
 
 ROLLOUT_STEP = 0
-"""The step the rollout side scores at; the setup hook rescores every sample at the trainer's step."""
+"""The step the rollout side weighs at; the setup hook weighs every sample again at the trainer's step."""
 
 RewardFunc = Callable[..., dict[str, Any]]
 
@@ -50,10 +51,10 @@ def scored_sample(shaper: Shaper, query: Any, prompt: Any, label: Any, step: int
 
 def reward_dict(shaper: Shaper, query: Any, prompt: Any, label: Any, step: int = ROLLOUT_STEP) -> dict[str, Any]:
     """OpenRLHF's reward dict for one sample: ``rewards``, ``scores`` (1.0 when the plan succeeds, for dynamic
-    filtering) and ``extra_logs`` (every metric, as floats)."""
+    filtering) and ``extra_logs`` (``Shaper.carried``, as floats)."""
     scored = scored_sample(shaper, query, prompt, label, step)
     return {"rewards": torch.tensor([float(scored.reward)]), "scores": torch.tensor([float(scored.success)]),
-            "extra_logs": {name: float(value) for name, value in scored.metrics().items()}}
+            "extra_logs": shaper.carried(scored)}
 
 
 def make_reward_func(config: str) -> RewardFunc:
@@ -68,8 +69,9 @@ def make_reward_func(config: str) -> RewardFunc:
         if len(queries) == 1:
             return reward_dict(shaper, queries[0], prompts[0], labels[0])
         scored = [scored_sample(shaper, q, p, lb) for q, p, lb in zip(queries, prompts, labels, strict=True)]
+        carried = [shaper.carried(s) for s in scored]
         return {"rewards": torch.tensor([float(s.reward) for s in scored]),
                 "scores": torch.tensor([float(s.success) for s in scored]),
-                "extra_logs": {n: torch.tensor(col) for n, col in shaper.metric_columns(scored).items()}}
+                "extra_logs": {n: torch.tensor([row[n] for row in carried]) for n in shaper.carried_names}}
 
     return reward_func

@@ -1,25 +1,25 @@
 """The TravelPlanner tool environment as an OpenRLHF agent, for ``--train.agent_func_path FILE.py``.
 
 Each assistant turn is read for ``<tool_call>{"name": ..., "arguments": {...}}</tool_call>`` blocks (the Hermes /
-Qwen format); each call runs on the sandbox's tools and the responses go back as the environment's feedback,
-wrapped in the chat template's tool turn. A turn without a tool call, or the ``max_turns``-th turn, ends the
-episode and is scored: OpenRLHF has no turn cap of its own. Only the last step's reward, scores and extra logs
-survive OpenRLHF's executor, so every step returns the same log keys and the last one carries the verdict.
-The tools and the scoring run in threads: a blocking step would stall the whole vLLM engine.
+Qwen format) by the core's parser (linear in the text, blocks size-capped); each call runs on the sandbox's tools,
+calls past ``max_calls_per_turn`` are answered with an error, and the responses go back as the environment's
+feedback, wrapped in the chat template's tool turn. A turn without a tool call, or the ``max_turns``-th turn, ends
+the episode and is scored: OpenRLHF has no turn cap of its own. Only the last step's reward, scores and extra
+logs survive OpenRLHF's executor, so every step returns the same log keys (``Shaper.carried``) and the last one
+carries the verdict, which the trainer weighs again at its step (``advantages``). Parsing, the tools and the
+scoring run in threads: a blocking step would stall the whole vLLM engine.
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
-import re
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import torch
-from planshape.shaping.facade import NO_ANSWER, SampleScore, Shaper, metric_name
+from planshape.shaping.facade import MAX_TEXT_CALLS, NO_ANSWER, SampleScore, Shaper, parse_tool_calls, tool_responses
 
-from .config import rollout_shaper, shaper_for
+from .config import rollout_shaper, run_shaper
 from .reward import ROLLOUT_STEP
 from .version import check_version
 
@@ -27,11 +27,8 @@ check_version()
 
 from openrlhf.utils.agent import AgentInstanceBase, MultiTurnAgentExecutor  # noqa: E402 - after the version check
 
-TOOL_CALL = re.compile(r"<tool_call>(.*?)</tool_call>", re.DOTALL)
 CHATML_TOOL_TURN = "\n<|im_start|>user\n{responses}<|im_end|>\n<|im_start|>assistant\n"
 """The feedback after an assistant turn that ended in its end-of-turn token (Qwen's ChatML tool turn)."""
-TOOL_RESPONSE = "<tool_response>\n{content}\n</tool_response>"
-TURNS, TOOL_CALLS = metric_name("num_turns"), metric_name("num_tool_calls")
 
 
 @dataclass(frozen=True)
@@ -51,22 +48,6 @@ class AgentSettings:
             raise ValueError("feedback_template must contain '{responses}' where the tool responses go")
 
 
-def parse_tool_calls(text: str, limit: int) -> list[tuple[Any, Any]]:
-    """The ``(name, arguments)`` of each tool-call block, at most ``limit``; a block that is not a JSON object
-    with a ``name`` becomes a call the tools answer with an error, so the model learns the format."""
-    calls: list[tuple[Any, Any]] = []
-    for block in TOOL_CALL.findall(text)[:limit]:
-        try:
-            call = json.loads(block)
-        except (ValueError, RecursionError):  # model text: a malformed or absurdly nested call is answered
-            call = None
-        if isinstance(call, dict) and "name" in call:
-            calls.append((call["name"], call.get("arguments")))
-        else:
-            calls.append(("", block))
-    return calls
-
-
 class TravelPlannerAgent(AgentInstanceBase):
     """One trajectory's environment (OpenRLHF makes a fresh instance per sample); ``settings`` is bound by
     ``agent_executor``."""
@@ -74,30 +55,31 @@ class TravelPlannerAgent(AgentInstanceBase):
     settings: ClassVar[AgentSettings]
 
     def __init__(self) -> None:
-        self.shaper: Shaper = shaper_for(self.settings.config)
+        self.shaper: Shaper = run_shaper(self.settings.config)
         self.turns = 0
-        self.tool_calls = 0
+
+    def _tool_turn(self, text: str) -> str | None:
+        """The feedback of a turn that calls tools (None when it calls none): every call answered."""
+        calls = parse_tool_calls(text, MAX_TEXT_CALLS)
+        if not calls:
+            return None
+        responses = self.shaper.tools().call_turn(calls, self.settings.max_calls_per_turn)
+        return self.settings.feedback_template.format(responses=tool_responses(responses))
 
     def _logs(self, scored: SampleScore) -> dict[str, float]:
-        logs = {name: float(value) for name, value in scored.metrics().items()}
-        logs[TURNS], logs[TOOL_CALLS] = float(self.turns), float(self.tool_calls)
-        return logs
+        return self.shaper.carried(scored)
 
     async def step(self, state_dict: dict[str, Any]) -> dict[str, Any]:
         """One assistant turn: run its tool calls, or score it as the final answer."""
         self.turns += 1
         text, label = str(state_dict.get("action_text") or ""), state_dict.get("label")
-        calls = parse_tool_calls(text, self.settings.max_calls_per_turn)
-        if calls and self.turns < self.settings.max_turns:
-            tools = self.shaper.tools()
-            responses = [await asyncio.to_thread(tools.call, name, arguments) for name, arguments in calls]
-            self.tool_calls += len(calls)
-            feedback = self.settings.feedback_template.format(
-                responses="\n".join(TOOL_RESPONSE.format(content=r) for r in responses))
-            # Should the budget end the episode after this turn, the logs say what it is: no answer.
-            cut = self.shaper.unscored(ROLLOUT_STEP, NO_ANSWER, "the episode ended before a final answer")
-            return {"rewards": torch.tensor(0.0), "environment_feedback": feedback, "done": False,
-                    "extra_logs": self._logs(cut)}
+        if self.turns < self.settings.max_turns:
+            feedback = await asyncio.to_thread(self._tool_turn, text)
+            if feedback is not None:
+                # Should the budget end the episode after this turn, the logs say what it is: no answer.
+                cut = self.shaper.unscored(ROLLOUT_STEP, NO_ANSWER, "the episode ended before a final answer")
+                return {"rewards": torch.tensor(0.0), "environment_feedback": feedback, "done": False,
+                        "extra_logs": self._logs(cut)}
         try:
             scored = await asyncio.to_thread(self.shaper.score, text, label, ROLLOUT_STEP)
         except Exception as exc:  # noqa: BLE001 - a bad label must not end the rollout actor

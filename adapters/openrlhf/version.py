@@ -8,20 +8,23 @@ from __future__ import annotations
 
 from importlib import metadata
 
+from planshape.shaping.facade import UnsupportedRelease
+
 SUPPORTED = "0.11"
 
 
-def check_version() -> str:
-    """The installed OpenRLHF version; ``ImportError`` saying what to install when it is missing or unsupported."""
+def check_version(version: str | None = None) -> str:
+    """The installed OpenRLHF version (or ``version``, checked as if installed); ``UnsupportedRelease`` saying what
+    to install when it is missing or unsupported."""
     try:
-        version = metadata.version("openrlhf")
+        version = version or metadata.version("openrlhf")
     except metadata.PackageNotFoundError:
-        raise ImportError(
+        raise UnsupportedRelease(
             f"planshape.adapters.openrlhf needs OpenRLHF {SUPPORTED}.x, which is not installed: "
             f"pip install 'openrlhf>={SUPPORTED},<0.12'"
         ) from None
     if version.split(".")[:2] != SUPPORTED.split("."):
-        raise ImportError(
+        raise UnsupportedRelease(
             f"planshape.adapters.openrlhf supports OpenRLHF {SUPPORTED}.x, found {version}: "
             f"pip install 'openrlhf>={SUPPORTED},<0.12'"
         )

@@ -18,7 +18,7 @@ from .version import check_version
 
 def check_launch(config: str | Mapping[str, Any], max_steps: int) -> Report:
     """The TRL version, the config against the run's length, the database, and what will run; raises
-    ``UnsupportedTRL`` when TRL itself is not the supported one."""
+    ``UnsupportedRelease`` when TRL itself is not the supported one."""
     report = Report(lines=[f"trl {check_version()}"])
     if max_steps <= 0:
         report.unchecked.append("total_steps against the run's length: pass --max-steps (GRPOConfig.max_steps)")

@@ -7,31 +7,31 @@ from __future__ import annotations
 
 import argparse
 
-from planshape.shaping.facade import add_check_arguments, add_data_arguments, data_shaper, hookimpl, read_all_queries
+from planshape.shaping.facade import (
+    UnsupportedRelease,
+    add_check_arguments,
+    add_data_arguments,
+    data_shaper,
+    hookimpl,
+    print_written,
+)
 
 
 def _prepare_data(args: argparse.Namespace) -> int:
-    from .data import write_jsonl
+    from .data import prepare_data
 
-    shaper = data_shaper(args.config)
-    records = read_all_queries(args.queries)
-    records = records[: args.limit] if args.limit else records
-    if args.val_out:
-        records, val = shaper.split_queries(records, args.val_size, args.seed)
-        print(f"{write_jsonl(val, shaper, args.val_out)} validation rows written to {args.val_out}")
-    count = write_jsonl(records, shaper, args.out)
-    print(f"{count} rows written to {args.out} (prompt {shaper.prompt_version}); "
-          f"load with datasets.load_dataset('json', data_files='{args.out}')")
+    written = prepare_data(data_shaper(args.config), args.queries, args.out, args.val_out, args.val_size, args.seed,
+                           args.limit)
+    print_written(written, f"datasets.load_dataset('json', data_files='{args.out}')")
     return 0
 
 
 def _check(args: argparse.Namespace) -> int:
     from .check import check_launch
-    from .version import UnsupportedTRL
 
     try:
         report = check_launch(args.config, args.max_steps)
-    except UnsupportedTRL as exc:  # a user error: one line, exit 2, like the other commands
+    except UnsupportedRelease as exc:  # a user error: one line, exit 2, like the other commands
         raise ValueError(str(exc)) from None
     return report.emit("planshape trl check")
 

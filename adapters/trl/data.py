@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from planshape.shaping.facade import Shaper
+from planshape.shaping.facade import Shaper, read_all_queries
 
 from .reward import QUERY_COLUMN
 
@@ -42,6 +42,19 @@ def load_queries(path: str | Path, shaper: Shaper, limit: int | None = None):
     world's queries), optionally its first ``limit`` rows."""
     records = shaper.read_queries(path)
     return to_dataset(records[:limit] if limit else records, shaper)
+
+
+def prepare_data(shaper: Shaper, queries: Sequence[str | Path], out: str | Path, val_out: str | Path | None = None,
+                 val_size: int = 45, seed: int = 0, limit: int | None = None) -> dict[str, dict[str, Any]]:
+    """The query files' rows as JSONL at ``out`` (the first ``limit`` queries, when given); with ``val_out``,
+    Planner-R1's re-split first, its ``val_size`` validation rows there."""
+    records = read_all_queries(queries)
+    records = records[:limit] if limit else records
+    written = {}
+    if val_out is not None:
+        records, val = shaper.split_queries(records, val_size, seed)
+        written["val"] = {"path": str(val_out), "rows": write_jsonl(val, shaper, val_out)}
+    return {"train": {"path": str(out), "rows": write_jsonl(records, shaper, out)}, **written}
 
 
 def write_jsonl(records: Sequence[Mapping[str, Any]], shaper: Shaper, path: str | Path) -> int:

@@ -159,13 +159,13 @@ def planshape_column(reward_funcs: list[Any]) -> int:
 
 def flag_column(shaper: Shaper, names: list[str]) -> int | None:
     """With ``success.by='flag'``, the position of the reward function it names (its values: 0 or 1 per sample)."""
-    success = shaper.config.success
-    if success.by != "flag":
+    flag = shaper.success_flag
+    if flag is None:
         return None
-    if success.flag not in names:
-        raise ConfigError(f"success.flag={success.flag!r} names no reward function of this trainer; its reward "
+    if flag not in names:
+        raise ConfigError(f"success.flag={flag!r} names no reward function of this trainer; its reward "
                           f"functions are {names} (a function's __name__; its 0/1 values are the success flags)")
-    return names.index(success.flag)
+    return names.index(flag)
 
 
 def checked_shaper(shaper: Shaper, args: Any) -> Shaper:

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import inspect
 
+from planshape.shaping.facade import UnsupportedRelease
+
 SUPPORTED = "1.16"
 INSTALL = "pip install 'trl==1.16.0' (see scripts/setup-trl.sh)"
 # The private methods the trainer overrides, with the parameters it relies on.
@@ -18,24 +20,21 @@ OVERRIDDEN = {
 }
 
 
-class UnsupportedTRL(ImportError):
-    """The installed TRL is not one this adapter was checked against."""
-
-
-def check_version() -> str:
-    """The installed TRL version; raises ``UnsupportedTRL`` saying what to install when it is not supported."""
+def check_version(version: str | None = None) -> str:
+    """The installed TRL version (or ``version``, checked as if installed); raises ``UnsupportedRelease`` saying
+    what to install when it is not supported."""
     try:
         import trl
         from trl import GRPOTrainer
     except ImportError as exc:
-        raise UnsupportedTRL(f"planshape.adapters.trl needs TRL {SUPPORTED}.x ({exc}); {INSTALL}") from exc
-    version = getattr(trl, "__version__", "unknown")
+        raise UnsupportedRelease(f"planshape.adapters.trl needs TRL {SUPPORTED}.x ({exc}); {INSTALL}") from exc
+    version = version or getattr(trl, "__version__", "unknown")
     if version.split(".")[:2] != SUPPORTED.split("."):
-        raise UnsupportedTRL(f"planshape.adapters.trl supports TRL {SUPPORTED}.x, found {version}; {INSTALL}")
+        raise UnsupportedRelease(f"planshape.adapters.trl supports TRL {SUPPORTED}.x, found {version}; {INSTALL}")
     for name, expected in OVERRIDDEN.items():
         method = getattr(GRPOTrainer, name, None)
         found = tuple(inspect.signature(method).parameters) if callable(method) else None
         if found != expected:
-            raise UnsupportedTRL(f"TRL {version}: GRPOTrainer.{name} has parameters {found}, the PlanPO trainer "
+            raise UnsupportedRelease(f"TRL {version}: GRPOTrainer.{name} has parameters {found}, the PlanPO trainer "
                                  f"overrides {expected}; {INSTALL}")
     return version

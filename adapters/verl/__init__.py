@@ -6,6 +6,6 @@ point, so ``import verl`` in every Ray process (trainer, reward-loop and agent-l
 so ``planshape verl ...`` commands can build their parser without it.
 """
 
-from .version import SUPPORTED, UnsupportedVerlError, check_version
+from .version import SUPPORTED, check_version
 
-__all__ = ["SUPPORTED", "UnsupportedVerlError", "check_version"]
+__all__ = ["SUPPORTED", "check_version"]

@@ -28,7 +28,7 @@ import numpy as np  # noqa: E402
 import torch  # noqa: E402
 from planshape.shaping.facade import ConfigError, Shaper  # noqa: E402
 
-from .config import algorithm_block, shaper_for  # noqa: E402
+from .config import algorithm_block, run_shaper  # noqa: E402
 
 NAME = "planpo"
 logger = logging.getLogger(__name__)
@@ -95,9 +95,9 @@ def compute_planpo_advantage(token_level_rewards: torch.Tensor, response_mask: t
     anchor state of each of its turns (all from ``multi_output.py``)."""
     if index is None:
         raise ValueError("planpo needs the prompt-group ids (VERL passes them as 'index' from the batch's 'uid')")
-    shaper = shaper_for(algorithm_block(config))
-    if shaper.config.success.by == "flag" and success is None:
-        raise ConfigError(flag_refusal(shaper.config.success.flag))
+    shaper = run_shaper(algorithm_block(config))
+    if shaper.success_flag is not None and success is None:
+        raise ConfigError(flag_refusal(shaper.success_flag))
     if shaper.uses_anchors and anchors is None:
         raise ConfigError(anchor_refusal(shaper))
     scores = token_level_rewards.sum(dim=-1).detach().float().cpu().numpy()

@@ -148,7 +148,7 @@ def _data_file(key: str, path: Path, shaper: Any, report: Report) -> None:
 
 
 def _reward(cfg: Any, report: Report, estimator_config: Any) -> None:
-    from .config import shaper_for, trainer_block
+    from .config import run_shaper, trainer_block
 
     manager = cfg.reward.reward_manager
     custom = cfg.reward.custom_reward_function
@@ -159,7 +159,7 @@ def _reward(cfg: Any, report: Report, estimator_config: Any) -> None:
         if custom.get("path"):
             report.warnings.append(f"reward.custom_reward_function.path={custom.path} is not used by the planshape "
                                    "reward manager (it scores with algorithm.planpo)")
-        if shaper_for(block).staged and not cfg.trainer.get("use_v1", True):
+        if run_shaper(block).staged and not cfg.trainer.get("use_v1", True):
             report.errors.append("a staged schedule needs the training step in the reward, which VERL 0.9 provides "
                                  "only in the V1 trainer: set trainer.use_v1=true or use a one-stage schedule")
         return
@@ -170,13 +170,13 @@ def _reward(cfg: Any, report: Report, estimator_config: Any) -> None:
             report.errors.append("compute_score needs +reward.custom_reward_function.reward_kwargs.planshape.* "
                                  "settings (or use reward.reward_manager.name=planshape)")
             return
-        reward_config = shaper_for(block).config
+        reward_config = run_shaper(block).config
         if custom.get("name") != "compute_score":
             report.errors.append(f"reward.custom_reward_function.name={custom.get('name')}: the planshape function is "
                                  "compute_score")
         if manager.name not in ("naive",):
             report.warnings.append(f"reward manager {manager.name!r}: only 'naive' passes num_turns and tool fields")
-        if shaper_for(block).staged:
+        if run_shaper(block).staged:
             if kwargs.get("step") is None:
                 report.errors.append("a staged schedule with compute_score under the naive manager would get no "
                                      "step: use reward.reward_manager.name=planshape")
@@ -227,17 +227,17 @@ def _tools(cfg: Any, report: Report, max_chars: int | None) -> None:
 def _trainer(cfg: Any, report: Report, config: Any) -> None:
     """planshape's metrics reach VERL's training log only through the ``planshape`` V1 trainer."""
     from .advantages import anchor_refusal, flag_refusal
-    from .config import shaper_for, trainer_block
-    from .trainer import TRAINER_NAME, run_shaper
+    from .config import run_shaper, trainer_block
+    from .trainer import TRAINER_NAME, configured_shaper
 
     mode = cfg.trainer.v1.get("trainer_mode")
     selected = cfg.trainer.get("use_v1", True) and mode == TRAINER_NAME
-    if config is not None and config.success.by == "flag" and not selected:
-        report.errors.append(flag_refusal(config.success.flag))
-    if config is not None and not selected and shaper_for(trainer_block(cfg)).uses_anchors:
-        report.errors.append(anchor_refusal(shaper_for(trainer_block(cfg))))
+    if config is not None and config.success_flag is not None and not selected:
+        report.errors.append(flag_refusal(config.success_flag))
+    if config is not None and not selected and run_shaper(trainer_block(cfg)).uses_anchors:
+        report.errors.append(anchor_refusal(run_shaper(trainer_block(cfg))))
     if selected:
-        groups = run_shaper(cfg).config.metrics  # a ConfigError is reported as the block's
+        groups = configured_shaper(cfg).config.metrics  # a ConfigError is reported as the block's
         report.lines.append(f"trainer: {TRAINER_NAME} (VERL's sync trainer; logs the planshape metric groups "
                             f"{list(groups)} at every step)")
         return
@@ -248,7 +248,7 @@ def _trainer(cfg: Any, report: Report, config: Any) -> None:
                                f"sees them): set trainer.use_v1=true trainer.v1.trainer_mode={TRAINER_NAME}")
 
 
-def check(overrides: list[str]) -> Report:
+def check_launch(overrides: list[str]) -> Report:
     """Everything ``planshape verl check`` verifies; raises ValueError only when the config cannot compose."""
     from planshape.shaping.facade import ConfigError
 
@@ -258,7 +258,7 @@ def check(overrides: list[str]) -> Report:
 
     _entry_point(report)
     cfg = compose(overrides)
-    from .config import shaper_for, trainer_block
+    from .config import run_shaper, trainer_block
 
     estimator = cfg.algorithm.adv_estimator
     report.lines.append(f"advantage estimator: {estimator}")
@@ -267,7 +267,7 @@ def check(overrides: list[str]) -> Report:
     shaper = None
     try:
         if cfg.algorithm.get("planpo") is not None or estimator == "planpo":
-            shaper = shaper_for(trainer_block(cfg), cfg.trainer.get("total_training_steps"))
+            shaper = run_shaper(trainer_block(cfg), cfg.trainer.get("total_training_steps"))
             estimator_config = shaper.config
             check_shaper(shaper, report, "planshape ")
             if estimator_config.database == "sample":

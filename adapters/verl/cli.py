@@ -5,12 +5,13 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
-from planshape.shaping.facade import add_data_arguments, data_shaper, hookimpl
+from planshape.shaping.facade import add_data_arguments, data_shaper, hookimpl, print_written
 
 
 def _prepare(args: argparse.Namespace) -> int:
-    from .data import prepare
+    from .data import prepare_data
 
     shaper = data_shaper(args.config)
     try:
@@ -19,19 +20,20 @@ def _prepare(args: argparse.Namespace) -> int:
     except ImportError as exc:
         raise ValueError(f"prepare-data writes parquet with pandas and pyarrow ({exc}); both come with verl: "
                          "pip install 'verl[verl-core]==0.9.1'") from None
-    written = prepare(shaper, args.queries, args.out, args.val_size, args.seed)
-    for split, info in written.items():
-        print(f"{split}: {info['rows']} rows -> {info['path']}")
+    written = prepare_data(shaper, args.queries, args.out, args.val_size, args.seed)
+    print_written(written, f"data.train_files={Path(args.out) / 'train.parquet'} "
+                           f"data.val_files={Path(args.out) / 'val.parquet'}")
     return 0
 
 
 def _check(args: argparse.Namespace) -> int:
-    from .check import check
-    from .version import UnsupportedVerlError
+    from planshape.shaping.facade import UnsupportedRelease
+
+    from .check import check_launch
 
     try:
-        report = check(args.overrides)
-    except UnsupportedVerlError as exc:  # a user error: one line, exit 2, like the other commands
+        report = check_launch(args.overrides)
+    except UnsupportedRelease as exc:  # a user error: one line, exit 2, like the other commands
         raise ValueError(str(exc)) from None
     return report.emit("planshape verl check")
 

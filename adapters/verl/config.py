@@ -10,9 +10,7 @@ reward's ``reward_kwargs.planshape``), in the same form.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
-from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -40,16 +38,11 @@ def block_mapping(block: Any) -> dict[str, Any]:
     return {**base, **merged}
 
 
-@lru_cache(maxsize=8)
-def _shaper(canonical: str, run_steps: int | None, run_source: str) -> Shaper:
-    return Shaper.from_mapping(json.loads(canonical), run_steps, run_source)
-
-
-def shaper_for(block: Any, run_steps: int | None = None, run_source: str = "trainer.total_training_steps") -> Shaper:
-    """The ``Shaper`` of a block, built once per process (its sandbox opens once, on first use); ``run_steps``:
-    the steps VERL will run (``run_source`` says where that number comes from), which ``total_steps`` must then
-    equal (or is filled in from)."""
-    return _shaper(json.dumps(block_mapping(block), sort_keys=True, default=str), run_steps, run_source)
+def run_shaper(block: Any, run_steps: int | None = None, run_source: str = "trainer.total_training_steps") -> Shaper:
+    """The ``Shaper`` of a block, built once per process (``Shaper.shared``: its sandbox opens once, on first
+    use); ``run_steps``: the steps VERL will run (``run_source`` says where that number comes from), which
+    ``total_steps`` must then equal (or is filled in from)."""
+    return Shaper.shared(block_mapping(block), run_steps, run_source)
 
 
 def algorithm_block(algorithm: Any) -> Any:

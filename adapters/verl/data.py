@@ -30,8 +30,8 @@ def to_row(shaper: Any, record: Mapping[str, Any], split: str, index: int) -> di
     }
 
 
-def prepare(shaper: Any, queries: Sequence[str | Path], out_dir: str | Path, val_size: int = 45,
-            seed: int = 0) -> dict[str, Any]:
+def prepare_data(shaper: Any, queries: Sequence[str | Path], out_dir: str | Path, val_size: int = 45,
+                 seed: int = 0) -> dict[str, dict[str, Any]]:
     """Read the query files (each row validated by the facade; a bad row raises with its number and reason),
     split, and write the two parquet files. Returns what was written."""
     import pandas as pd

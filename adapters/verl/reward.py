@@ -30,7 +30,7 @@ from planshape.shaping.facade import Shaper  # noqa: E402
 from verl import DataProto  # noqa: E402
 from verl.experimental.reward_loop.reward_manager.base import RewardManagerBase  # noqa: E402
 
-from .config import shaper_for, trainer_block  # noqa: E402
+from .config import run_shaper, trainer_block  # noqa: E402
 
 MANAGER_NAME = "planshape"
 TOOL_RESPONSE_END = "</tool_response>"  # Hermes/Qwen chat templates close every tool observation with it
@@ -81,7 +81,7 @@ def compute_score(data_source: str, solution_str: str, ground_truth: Any, extra_
         raise ValueError("compute_score needs the planshape settings: add "
                          "+reward.custom_reward_function.reward_kwargs.planshape.database=/path/to/database "
                          "(or use reward.reward_manager.name=planshape, which reads algorithm.planpo)")
-    shaper = shaper_for(planshape)
+    shaper = run_shaper(planshape)
     if step is None:
         step = row_step(extra_info)
     if step is None:
@@ -100,7 +100,7 @@ class PlanshapeRewardManager(RewardManagerBase):
                  reward_model_tokenizer: Any = None):
         # Same signature as VERL's managers; ``compute_score`` (VERL's default or a custom one) is not used.
         super().__init__(config, tokenizer, compute_score)
-        self.shaper = shaper_for(trainer_block(config))
+        self.shaper = run_shaper(trainer_block(config))
 
     def step_for(self, non_tensor_batch: Mapping[str, Any]) -> int:
         values = non_tensor_batch.get(STEP_KEY)

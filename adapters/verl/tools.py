@@ -21,7 +21,7 @@ check_version()  # a clear message outside VERL 0.9.x, before VERL's own imports
 from verl.tools.base_tool import BaseTool  # noqa: E402
 from verl.tools.schemas import OpenAIFunctionToolSchema, ToolResponse  # noqa: E402
 
-from .config import block_mapping, shaper_for  # noqa: E402
+from .config import block_mapping, run_shaper  # noqa: E402
 
 CONFIG_KEY = "planshape"
 
@@ -36,7 +36,7 @@ class PlanshapeTool(BaseTool):
             raise ValueError(f"{type(self).__name__}: the tool config needs '{CONFIG_KEY}' (a planshape config "
                              "mapping or file path, e.g. {type: native, planshape: {database: /path/to/database}})")
         # Tools use no estimator; GRPO (no α horizon) completes a block that only names the database.
-        self._shaper = shaper_for({"estimator": "grpo", **block_mapping(config[CONFIG_KEY])})
+        self._shaper = run_shaper({"estimator": "grpo", **block_mapping(config[CONFIG_KEY])})
         schema = next(s for s in self._shaper.tool_schemas if s["function"]["name"] == self.tool_name)
         super().__init__(config, tool_schema or OpenAIFunctionToolSchema.model_validate(schema))
         if self.name != self.tool_name:

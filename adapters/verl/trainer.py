@@ -32,7 +32,7 @@ Two things only a trainer knows, so only this trainer gives them to planshape:
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 from .version import check_version, finish_registration
@@ -46,7 +46,7 @@ from planshape.shaping.facade import ConfigError, Shaper  # noqa: E402
 from verl.trainer.ppo.v1.trainer_sync import PPOTrainerSync  # noqa: E402
 
 from . import advantages, multi_output  # noqa: E402
-from .config import BLOCK, block_mapping, shaper_for  # noqa: E402
+from .config import BLOCK, block_mapping, run_shaper  # noqa: E402
 
 TRAINER_NAME = "planshape"
 SYNC = "sync"  # the mode name VERL's own checks compare against
@@ -68,12 +68,12 @@ def block_home(config: Any) -> tuple[Any, str]:
                       "reward_kwargs.planshape)")
 
 
-def run_shaper(config: Any) -> Shaper:
+def configured_shaper(config: Any) -> Shaper:
     """The run's planshape settings: ``algorithm.planpo``, else the plain reward's ``reward_kwargs.planshape``;
     ``total_steps`` checked against (or filled in from) ``trainer.total_training_steps`` where it is set."""
     node, key = block_home(config)
     steps = config.trainer.get("total_training_steps")
-    return shaper_for(node[key], None if steps is None else int(steps))
+    return run_shaper(node[key], None if steps is None else int(steps))
 
 
 def align_total_steps(config: Any, run_steps: int, run_source: str) -> Shaper:
@@ -81,10 +81,10 @@ def align_total_steps(config: Any, run_steps: int, run_source: str) -> Shaper:
     naming both numbers), written back into the block so every ``Shaper`` built from it agrees."""
     node, key = block_home(config)
     settings = block_mapping(node[key])
-    shaper_for(settings, run_steps, run_source)  # the facade's rule: fill in, or refuse a different number
+    run_shaper(settings, run_steps, run_source)  # the facade's rule: fill in, or refuse a different number
     with read_write(node), open_dict(node):
         node[key] = {**settings, TOTAL_STEPS: run_steps}
-    return shaper_for(node[key])
+    return run_shaper(node[key])
 
 
 def run_source(config: Any, steps_per_epoch: int) -> str:
@@ -93,18 +93,6 @@ def run_source(config: Any, steps_per_epoch: int) -> str:
         return "trainer.total_training_steps"
     return (f"VERL's trainer ({steps_per_epoch} steps per epoch: the train set over data.train_batch_size, "
             f"x trainer.total_epochs={config.trainer.total_epochs})")
-
-
-def reward_metrics(shaper: Shaper, infos: Iterable[Any]) -> dict[str, float]:
-    """The batch mean of every ``shaper.metric_names`` entry over the rows' reward dicts; a name is missing
-    only when no row has it (a reward that is not planshape's)."""
-    rows = [info for info in infos if isinstance(info, Mapping)]
-    out = {}
-    for name in shaper.metric_names:
-        values = [float(row[name]) for row in rows if name in row]
-        if values:
-            out[name] = float(np.mean(values))
-    return out
 
 
 def advantage_metrics(shaper: Shaper, stats: Mapping[str, float]) -> dict[str, float]:
@@ -124,7 +112,7 @@ class PlanshapeTrainer(PPOTrainerSync):
         if steps is not None:
             self.shaper = align_total_steps(config, int(steps), "trainer.total_training_steps")
         elif TOTAL_STEPS in block_mapping(node[key]):
-            self.shaper = run_shaper(config)  # checked against the dataloader's length in ``_init_dataloader``
+            self.shaper = configured_shaper(config)  # checked against the dataloader's length in ``_init_dataloader``
         else:
             self.shaper = None  # built once ``_init_dataloader`` knows the run's length
         self._warned_missing = False
@@ -141,7 +129,7 @@ class PlanshapeTrainer(PPOTrainerSync):
         advantages.row_success.clear()
         advantages.row_anchors.clear()
         ours = self.config.algorithm.adv_estimator == advantages.NAME
-        if self.shaper.config.success.by == "flag" and ours:
+        if self.shaper.success_flag is not None and ours:
             advantages.row_success.update(self.success_flags(batch))
         if self.shaper.uses_anchors and ours:
             advantages.row_anchors.update(self.anchor_states(batch))
@@ -196,7 +184,7 @@ class PlanshapeTrainer(PPOTrainerSync):
     def success_flags(self, batch: Any) -> dict[str, bool]:
         """Each row's ``success.flag`` from its ``reward_extra_info``, by key (VERL's padding rows: False, as
         their zero reward reads). A row without it, or with a value that is not 0/1, is an error naming both."""
-        flag = self.shaper.config.success.flag
+        flag = self.shaper.success_flag
         data = tq.kv_batch_get(keys=list(batch.keys), partition_id=batch.partition_id, select_fields=["extra_fields"])
         extra = data["extra_fields"]
         extra = extra.tolist() if hasattr(extra, "tolist") else list(extra)
@@ -239,8 +227,7 @@ class PlanshapeTrainer(PPOTrainerSync):
                                select_fields=["extra_fields"])
         extra = data["extra_fields"]
         extra = extra.tolist() if hasattr(extra, "tolist") else list(extra)
-        out = reward_metrics(self.shaper, (e.get(REWARD_EXTRA_INFO) if isinstance(e, Mapping) else None
-                                           for e in extra))
+        out = self.shaper.logged_means(e.get(REWARD_EXTRA_INFO) if isinstance(e, Mapping) else None for e in extra)
         missing = [n for n in self.shaper.metric_names if n not in out]
         if missing and not self._warned_missing:
             logger.warning("planshape trainer: %d planshape metric(s) are in no row's reward_extra_info (e.g. %s): "

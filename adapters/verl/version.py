@@ -9,12 +9,10 @@ from __future__ import annotations
 
 from importlib import metadata
 
+from planshape.shaping.facade import UnsupportedRelease
+
 SUPPORTED = "0.9"  # major.minor
 PIN = "verl[verl-core]==0.9.1"
-
-
-class UnsupportedVerlError(ImportError):
-    """The installed VERL is missing or not 0.9.x."""
 
 
 def installed_version() -> str | None:
@@ -28,11 +26,11 @@ def check_version(version: str | None = None) -> str:
     """The installed VERL version, or an error saying what to install."""
     found = installed_version() if version is None else version
     if found is None:
-        raise UnsupportedVerlError(
+        raise UnsupportedRelease(
             f"planshape.adapters.verl needs VERL {SUPPORTED}.x, which is not installed: pip install '{PIN}' "
             "(install torch first, pinned to your CUDA build; see scripts/setup-verl.sh)")
     if ".".join(found.split(".")[:2]) != SUPPORTED:
-        raise UnsupportedVerlError(
+        raise UnsupportedRelease(
             f"planshape.adapters.verl supports VERL {SUPPORTED}.x, found verl {found}: pip install '{PIN}'. "
             "Other versions moved the estimator registry, reward loop or tool loader this adapter plugs into.")
     return found

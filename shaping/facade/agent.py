@@ -8,14 +8,14 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from planshape.validators.travelplanner.agent import prompt
-from planshape.validators.travelplanner.agent.tool_calls import parse_tool_calls, tool_responses
+from planshape.validators.travelplanner.agent.tool_calls import MAX_TEXT_CALLS, parse_tool_calls, tool_responses
 from planshape.validators.travelplanner.agent.tools import TOOL_SCHEMAS, ToolBox
 
 if TYPE_CHECKING:
     from ..config import ShapingConfig
     from ..reward import Scorer
 
-__all__ = ["AgentSide", "parse_tool_calls", "tool_responses"]
+__all__ = ["MAX_TEXT_CALLS", "AgentSide", "parse_tool_calls", "tool_responses"]
 
 
 class AgentSide:

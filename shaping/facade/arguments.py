@@ -42,6 +42,14 @@ def add_check_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--config", required=True, help="the run's planshape config (file or inline YAML/JSON)")
 
 
+def print_written(written: Mapping[str, Mapping[str, Any]], load: str) -> None:
+    """What a ``prepare-data`` wrote (``{split: {"path", "rows"}}``, every adapter's ``data.prepare_data``), and
+    how the trainer loads it."""
+    for split, info in written.items():
+        print(f"{split}: {info['rows']} rows -> {info['path']}")
+    print(f"load: {load}")
+
+
 def data_shaper(config: Any) -> Shaper:
     """The ``Shaper`` of a data step: the run's config, validated, before the run's length is known (a
     ``total_steps`` it leaves unset is not needed for prompts)."""

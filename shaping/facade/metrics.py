@@ -3,7 +3,7 @@ verdict log's report and the docs take them from (``observe.metric_names`` holds
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -51,6 +51,18 @@ class MetricNames:
     def metric_means(self, scores: Sequence[SampleScore]) -> dict[str, float]:
         """The batch mean of every name of ``metric_names`` (0 for an empty batch)."""
         return {name: (sum(col) / len(col) if col else 0.0) for name, col in self.metric_columns(scores).items()}
+
+    def logged_means(self, rows: Iterable[Any]) -> dict[str, float]:
+        """The batch mean of each ``metric_names`` entry over per-sample metric dicts (what a trainer stored per
+        row, e.g. VERL's ``reward_extra_info``); a name is left out only when no row has it (a reward that is not
+        planshape's). Rows that are not mappings are skipped."""
+        kept = [row for row in rows if isinstance(row, Mapping)]
+        out = {}
+        for name in self.metric_names:
+            values = [float(row[name]) for row in kept if name in row]
+            if values:
+                out[name] = sum(values) / len(values)
+        return out
 
     def advantage_stats(self, result: Advantages, turns: np.ndarray, lengths: np.ndarray, success: np.ndarray,
                         groups: np.ndarray) -> dict[str, float]:

@@ -1,12 +1,16 @@
 """``Shaper``: one validated configuration bound to its sandbox, scorer and estimator, doing the facade's two
-jobs: score model outputs at a step, and turn a batch's scores into per-token advantages. Its other members
-(metric names, the agent side, describe/explain, per-process resources) live one concern per module."""
+jobs: score model outputs at a step, and turn a batch's scores into per-token advantages. Its other members live
+one concern per module: the success rule (``success``), weighing at another step (``carried``), metric names
+(``metrics``), the agent side (``agent``), describe/explain (``describe``), per-process resources
+(``resources``)."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from functools import cached_property, lru_cache
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -23,11 +27,13 @@ from ..reward import RewardResult, Scorer
 from ..scores import SampleScore, TokenAdvantages
 from . import queries, steps
 from .agent import AgentSide
+from .carried import Reweighing
 from .describe import Description
 from .metrics import MetricNames
 from .queries import QueryLike, as_query, parse_query
 from .resources import ProcessResources
 from .steps import as_step
+from .success import SuccessRule
 
 if TYPE_CHECKING:
     import torch
@@ -35,8 +41,17 @@ if TYPE_CHECKING:
     from ..advantages import Advantages, Rollouts
 
 
-class Shaper(MetricNames, AgentSide, Description, ProcessResources):
-    """One validated configuration, bound to its store, scorer and estimator (build one per process)."""
+class Shaper(Reweighing, SuccessRule, MetricNames, AgentSide, Description, ProcessResources):
+    """One validated configuration, bound to its store, scorer and estimator (build one per process).
+
+    >>> shaper = Shaper.from_mapping({"database": "sample", "schedule": "curriculum-8b", "total_steps": 500})
+    >>> [shaper.max_reward(step) for step in (0, 150, 450)]  # the curriculum's three stages
+    [5.0, 3.0, 1.0]
+    >>> query = shaper.read_queries("sample")[0]
+    >>> scored = shaper.score("I could not finish the plan.", query, step=0)  # never raises on model output
+    >>> scored.reward, scored.failure
+    (0.0, 'no_answer')
+    """
 
     def __init__(self, config: ShapingConfig):
         self.config = config
@@ -55,9 +70,12 @@ class Shaper(MetricNames, AgentSide, Description, ProcessResources):
 
     @classmethod
     def shared(cls, source: Any, run_steps: int | None = None, run_source: str = "the trainer") -> Shaper:
-        """``from_mapping``, built once per process for equal settings: every reward call, tool and estimator of
-        a worker shares one ``Shaper`` (and so one sandbox, opened on first use)."""
-        return _shared(cls, _canonical(source), run_steps, run_source)
+        """``from_mapping``, built once per process for equal settings and plugins: every reward call, tool and
+        estimator of a worker shares one ``Shaper`` (and so one sandbox, opened on first use). Text (a file path
+        or inline YAML/JSON) is keyed as given, anything else by its canonical JSON."""
+        text = isinstance(source, (str, Path))
+        key = str(source) if text else json.dumps(as_mapping(source), sort_keys=True, default=str)
+        return _shared(cls, text, key, run_steps, run_source, plugins.loaded())
 
     @property
     def estimator_only(self) -> bool:
@@ -99,14 +117,6 @@ class Shaper(MetricNames, AgentSide, Description, ProcessResources):
         self._log_scores(step, scores)
         return scores
 
-    def reweigh(self, scored: SampleScore, step: int) -> SampleScore:
-        """A score checked at one step, weighed at another: the verdicts and components do not depend on the step,
-        only the stage's weights do, so a trainer that scores at rollout, before it knows the step, checks once."""
-        step = as_step(step)
-        reward = self.scorer.weigh(scored.components, step)
-        return replace(scored, reward=reward, success=self._success(reward, scored.components, step), step=step,
-                       stage=self.schedule.stage(step).name)
-
     def _score_now(self, text: Any, query: Query | Mapping[str, Any], step: int) -> SampleScore:
         query = parse_query(query)
         return replace(self._wrap(self.scorer.score(text, query, step)), level=query.level or "", days=query.days)
@@ -140,49 +150,6 @@ class Shaper(MetricNames, AgentSide, Description, ProcessResources):
         return SampleScore(scored.reward, success, scored.failure, scored.reason, scored.stage, scored.step,
                            scored.components, self.categories, verdict_code(scored.result), watch,
                            groups=self.config.metrics)
-
-    # --- the success rule, shared by both jobs ----------------------------------------------------------------
-
-    def max_reward(self, step: int) -> float:
-        """The largest reward a sample can get at ``step``: every weighted component at 1, the gate open."""
-        return float(sum(self.schedule.weights(as_step(step)).values()))
-
-    def success_from_rewards(self, rewards: Sequence[float] | np.ndarray, step: int) -> np.ndarray:
-        """Success flags from scalar rewards alone (what an estimator sees in VERL and TRL): ``success_of``."""
-        return self.success_of(np.asarray(rewards, dtype=np.float64).reshape(-1), as_step(step))
-
-    def _success(self, reward: float, components: Mapping[str, float], step: int) -> bool:
-        return bool(self.success_of(np.asarray([reward]), step, np.asarray([components.get("pass", 0.0) == 1.0]))[0])
-
-    @property
-    def success_flag(self) -> str | None:
-        """The trainer's per-sample field that decides success (``success.by=flag``), else None: the one question
-        every adapter asks before reading flags."""
-        return self.config.success.flag if self.config.success.by == "flag" else None
-
-    def success_of(self, rewards: np.ndarray, step: int, passed: np.ndarray | None = None) -> np.ndarray:
-        """THE success rule, used by every path (facade, ``planshape score``, every adapter).
-
-        ``threshold``: reward >= threshold. ``flag``: the trainer's per-sample flags, given as ``passed``.
-        ``pass``: the final pass, read from ``passed`` when the caller has the components, else from the reward
-        reaching the stage's maximum, which implies the final pass for every schedule the config accepted
-        (``config.success_readable_from_reward``)."""
-        if self.config.success.by == "threshold":
-            return rewards >= self.config.success.threshold
-        if self.success_flag is not None and passed is None:
-            raise ValueError(f"success.by='flag': pass the trainer's per-sample {self.success_flag!r} flags "
-                             "(the adapter reads them); they cannot be read from the reward")
-        if passed is not None:
-            from ..advantages.inputs import success_flags  # 0/1 only: 0.5, NaN or "False" is an error
-
-            return success_flags(passed, len(rewards))
-        top = self.max_reward(step)
-        return rewards >= top - 1e-6 * max(1.0, top)
-
-    @property
-    def staged(self) -> bool:
-        """Whether the reward's weights change with the step: a trainer must then pass the real step."""
-        return self.config.staged
 
     # --- job 2: advantages -----------------------------------------------------------------------------------
 
@@ -278,14 +245,7 @@ class Shaper(MetricNames, AgentSide, Description, ProcessResources):
         return final_turns(mask)
 
 
-def _canonical(source: Any) -> str:
-    import json
-
-    return json.dumps(as_mapping(source), sort_keys=True, default=str)
-
-
 @lru_cache(maxsize=8)
-def _shared(cls: type[Shaper], canonical: str, run_steps: int | None, run_source: str) -> Shaper:
-    import json
-
-    return cls.from_mapping(json.loads(canonical), run_steps, run_source)
+def _shared(cls: type[Shaper], text: bool, key: str, run_steps: int | None, run_source: str,
+            loaded: tuple[str, ...]) -> Shaper:
+    return cls.from_mapping(key if text else json.loads(key), run_steps, run_source)

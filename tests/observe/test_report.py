@@ -205,12 +205,12 @@ def test_planpo_figure_series(run):
     log_dir, expect, _ = run
     lines = _lines(planpo(summarise(log_dir, progress=False)))
     np.testing.assert_allclose(lines["turns_mean"].get_ydata(), expect["turns"])
-    np.testing.assert_allclose(lines["a_e_mean"].get_ydata(), [m for m, _ in expect["a_e"]], atol=1e-5)
-    np.testing.assert_allclose(lines["a_e_std"].get_ydata(), [s for _, s in expect["a_e"]], atol=1e-5)
-    np.testing.assert_allclose(lines["a_s_std"].get_ydata(), [s for _, s in expect["a_s"]], atol=1e-5)
-    np.testing.assert_allclose(lines["turn_length_mean"].get_ydata(), expect["lengths"])
+    np.testing.assert_allclose(lines["adv_e_mean"].get_ydata(), [m for m, _ in expect["a_e"]], atol=1e-5)
+    np.testing.assert_allclose(lines["adv_e_std"].get_ydata(), [s for _, s in expect["a_e"]], atol=1e-5)
+    np.testing.assert_allclose(lines["adv_s_std"].get_ydata(), [s for _, s in expect["a_s"]], atol=1e-5)
+    np.testing.assert_allclose(lines["turn_tokens_mean"].get_ydata(), expect["lengths"])
     assert lines["turns_mean"].get_ydata()[0] > lines["turns_mean"].get_ydata()[-1]
-    assert np.all(lines["a_s_std"].get_ydata() > 0)  # turn lengths differ among successes
+    assert np.all(lines["adv_s_std"].get_ydata() > 0)  # turn lengths differ among successes
 
 
 def test_final_pass_figure_data(run):

@@ -207,15 +207,14 @@ class LogSummary:
         return {n: self._series(lambda s, n=n: s.failures[n] / s.samples) for n in names}
 
     def planpo(self) -> dict[str, np.ndarray]:
-        """Per advantage step: A^E mean/std/min/max, A^S std/min/max, turns and turn lengths (mean, max)."""
+        """Per advantage step, under the trainers' names (``adv_e_mean``, ``turns_max``, ...) and the same names
+        with ``_min`` / ``_max`` for the spread: A^E, A^S, turns per trajectory, tokens per turn."""
         def get(part: str, stat: str) -> np.ndarray:
             return self._series(lambda s: float(getattr(getattr(s, part), stat)), "advantage")
 
-        return {"a_e_mean": get("a_e", "mean"), "a_e_std": get("a_e", "std"), "a_e_min": get("a_e", "low"),
-                "a_e_max": get("a_e", "high"), "a_s_mean": get("a_s", "mean"), "a_s_std": get("a_s", "std"),
-                "a_s_min": get("a_s", "low"), "a_s_max": get("a_s", "high"), "turns_mean": get("turns", "mean"),
-                "turns_max": get("turns", "high"), "turn_length_mean": get("lengths", "mean"),
-                "turn_length_max": get("lengths", "high")}
+        parts = {"adv_e": "a_e", "adv_s": "a_s", "turns": "turns", "turn_tokens": "lengths"}
+        stats = {"mean": "mean", "std": "std", "min": "low", "max": "high"}
+        return {f"{name}_{stat}": get(part, field) for name, part in parts.items() for stat, field in stats.items()}
 
     def metrics(self) -> dict[str, dict[int, float]]:
         """Per step, every trainer metric the log can tell, under the trainers' names (``metric_names``): the

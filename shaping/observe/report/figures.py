@@ -138,8 +138,8 @@ def planpo(summary: LogSummary) -> Figure:
     fig, axes = _figure(2, 2, (13, 8))
     steps, stats = summary.step_numbers("advantage"), summary.planpo()
     panels = (
-        (axes[0][0], "a_e", "A^E (per trajectory)"),
-        (axes[0][1], "a_s", "A^S (per turn)"),
+        (axes[0][0], "adv_e", "A^E (per trajectory)"),
+        (axes[0][1], "adv_s", "A^S (per turn)"),
     )
     for ax, part, title in panels:
         mean, std = stats[f"{part}_mean"], stats[f"{part}_std"]
@@ -150,7 +150,7 @@ def planpo(summary: LogSummary) -> Figure:
         _stages(ax, summary, label=False)
         ax.legend(fontsize=8)
     for ax, part, title in ((axes[1][0], "turns", "turns per trajectory"),
-                            (axes[1][1], "turn_length", "generated tokens per turn")):
+                            (axes[1][1], "turn_tokens", "generated tokens per turn")):
         _line(ax, steps, stats[f"{part}_mean"], f"{part}_mean", "mean", color="C2")
         _line(ax, steps, stats[f"{part}_max"], f"{part}_max", "max", color="C2", linestyle=":")
         ax.set(title=title, xlabel="step")

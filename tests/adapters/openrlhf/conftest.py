@@ -11,8 +11,6 @@ from pathlib import Path
 
 import pytest
 
-pytest.importorskip("openrlhf", reason="the OpenRLHF suite runs in .venv-openrlhf (bash scripts/test.sh openrlhf)")
-
 HERE = Path(__file__).resolve().parent
 STUBS = HERE / "stubs" / "gpu_modules.py"
 EXAMPLES = HERE.parents[2] / "adapters" / "openrlhf" / "examples"
@@ -25,7 +23,8 @@ def _install_stubs() -> None:
     module.install()
 
 
-_install_stubs()
+if importlib.util.find_spec("openrlhf") is not None:  # elsewhere the suite is one skip (tests/adapters/conftest.py)
+    _install_stubs()
 
 from planshape.validators.travelplanner import sample  # noqa: E402 - after the stand-ins
 

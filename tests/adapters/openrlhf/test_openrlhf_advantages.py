@@ -20,7 +20,6 @@ from planshape.adapters.openrlhf import CONFIG_ENV, SETUP_HOOK
 from planshape.adapters.openrlhf.advantages import STEP, patch_openrlhf
 from planshape.adapters.openrlhf.check import parse_launch
 from planshape.adapters.openrlhf.config import RAY_SETUP_HOOK_ENV
-from planshape.adapters.openrlhf.tools import TOOL_CALLS, TURNS
 from planshape.shaping.facade import ConfigError, Shaper
 from test_openrlhf_tools import FLIGHTS, HOTELS, PROMPT
 
@@ -133,8 +132,8 @@ def test_train_step_writes_the_cores_advantages_token_for_token(step, hooked, sc
             assert exp.rewards[row].item() == pytest.approx(scored[index].reward)  # staged at the trainer's step
         assert torch.equal(exp.returns, exp.advantages) and exp.kl is None
         assert exp.info["planshape/alpha"].tolist() == pytest.approx([hooked.alpha(step)] * len(exp.index))
-        # every planshape metric, beside the agent's own turn counts (OpenRLHF logs the info means per step)
-        assert planshape_keys(exp.info) == expected_keys() | {TURNS, TOOL_CALLS}
+        # every planshape metric and nothing else (OpenRLHF logs the info means per step)
+        assert planshape_keys(exp.info) == expected_keys()
     # The rewards of each stage: pass = 5, 3, 1 in the curriculum's three stages.
     assert scored[1].reward == {0: 5.0, 250: 3.0, 450: 1.0}[step]
     assert status["rollout/reward_mean"] == pytest.approx(sum(s.reward for s in scored) / len(scored))
@@ -147,7 +146,7 @@ def test_each_metric_group_changes_exactly_its_keys(curriculum_config, hooked, r
     trainer.train_step(samples, 3)
     groups = hooked.config.metrics
     for exp in trainer.actor_model_group.appended:
-        assert planshape_keys(exp.info) == expected_keys(groups) | {TURNS, TOOL_CALLS}
+        assert planshape_keys(exp.info) == expected_keys(groups)
 
 
 def test_alpha_follows_the_recorded_step_and_rewards_brevity_among_successes(hooked, rollout_samples, tokenizer,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -10,7 +11,7 @@ from conftest import EXAMPLES, write_config
 from openrlhf_harness import launch, split_job
 from planshape.adapters.openrlhf import CONFIG_ENV, SETUP_HOOK
 from planshape.adapters.openrlhf.advantages import check_trainer_args
-from planshape.adapters.openrlhf.check import parse_launch
+from planshape.adapters.openrlhf.check import parse_launch, text_args
 from planshape.adapters.openrlhf.config import runtime_env
 from planshape.shaping.cli import main
 from planshape.shaping.facade import ConfigError, Shaper
@@ -174,3 +175,21 @@ def test_the_check_runs_where_vllm_is_not_installed(curriculum_config, tmp_path)
     missing = subprocess.run([*command, *_without(argv, "--train.agent_func_path"), "--reward.remote_url",
                               str(tmp_path / "nowhere.py")], capture_output=True, text=True, timeout=300)
     assert missing.returncode == 2 and "no such file: " + str(tmp_path / "nowhere.py") in missing.stderr
+    # The flags the setup hook requires are read as text there: a wrong one is an error, not "not checked".
+    wrong = subprocess.run([*command, *_without(argv, "--algo.advantage.estimator"), "--algo.advantage.estimator",
+                            "reinforce_baseline"], capture_output=True, text=True, timeout=300)
+    assert wrong.returncode == 2 and "use --algo.advantage.estimator group_norm" in wrong.stderr, wrong.stderr
+    assert "Traceback" not in wrong.stderr
+
+
+@pytest.mark.parametrize(("flags", "said"), [
+    (["--algo.advantage.estimator", "reinforce_baseline"], "use --algo.advantage.estimator group_norm"),
+    ([], "--algo.advantage.estimator gae"),  # OpenRLHF's default, when the flag is left out
+    (["--algo.advantage.estimator", "group_norm"], "--rollout.n_samples_per_prompt >= 2 (got 1)"),
+    (["--algo.advantage.estimator", "group_norm", "--rollout.n_samples_per_prompt", "8"], "--algo.kl.use_loss"),
+])
+def test_the_hooks_flags_read_as_text_are_refused_as_the_hook_refuses_them(flags, said):
+    with pytest.raises(ConfigError, match=re.escape(said)):
+        check_trainer_args(text_args(["--train.agent_func_path", "a.py", *flags]))
+    check_trainer_args(text_args(["--algo.advantage.estimator", "group_norm", "--rollout.n_samples_per_prompt", "8",
+                                  "--algo.kl.init_coef", "0"]))  # a launch the hook accepts

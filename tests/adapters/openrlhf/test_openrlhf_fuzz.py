@@ -14,7 +14,7 @@ from conftest import EXAMPLES
 from openrlhf.trainer.ray.vllm_engine import _load_agent_executor
 from openrlhf.utils.agent import SingleTurnAgentExecutor
 from planshape.adapters.openrlhf import CONFIG_ENV
-from planshape.adapters.openrlhf.tools import parse_tool_calls
+from planshape.shaping.facade import parse_tool_calls
 
 from tests.adapter_fuzz import CASES, label, model_text, must_not_raise, outcome
 
@@ -72,4 +72,4 @@ def test_the_agent_step_under_fuzzed_turns(stage1_config, monkeypatch, passing):
 
 def test_a_deeply_nested_tool_call_is_answered_not_raised():
     calls = parse_tool_calls("<tool_call>" + "[" * 100_000 + "</tool_call>", 8)
-    assert calls == [("", "[" * 100_000)]
+    assert calls == [("", "[" * 200)]  # over the block cap: answered with an error, the block shown clipped

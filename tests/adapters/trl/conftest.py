@@ -1,6 +1,7 @@
 """Fixtures of the TRL adapter suite: the sample world, a tiny tokenizer trained in-process, offline settings.
 
-Runs in .venv-trl (scripts/setup-trl.sh); elsewhere the whole suite skips. Nothing is downloaded.
+Runs in .venv-trl (scripts/setup-trl.sh); elsewhere the whole suite skips (``tests/adapters/conftest.py``).
+Nothing is downloaded.
 """
 
 from __future__ import annotations
@@ -9,8 +10,6 @@ import json
 import os
 
 import pytest
-
-pytest.importorskip("trl", reason="the TRL adapter suite runs in .venv-trl: bash scripts/test.sh trl")
 
 OFFLINE = {"HF_HUB_OFFLINE": "1", "HF_HUB_DISABLE_TELEMETRY": "1", "HF_DATASETS_OFFLINE": "1",
            "TRANSFORMERS_OFFLINE": "1", "TRL_EXPERIMENTAL_SILENCE": "1", "TOKENIZERS_PARALLELISM": "false",

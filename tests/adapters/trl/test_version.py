@@ -16,19 +16,21 @@ def test_installed_trl_is_supported():
 
 def test_other_version_fails_with_what_to_install(monkeypatch):
     import trl
-    from planshape.adapters.trl.version import UnsupportedTRL, check_version
+    from planshape.adapters.trl.version import check_version
+    from planshape.shaping.facade import UnsupportedRelease
 
     monkeypatch.setattr(trl, "__version__", "1.17.0")
-    with pytest.raises(UnsupportedTRL, match=r"supports TRL 1\.16\.x, found 1\.17\.0; pip install 'trl==1\.16\.0'"):
+    with pytest.raises(UnsupportedRelease, match=r"supports TRL 1\.16\.x, found 1\.17\.0; pip install 'trl==1\.16\.0'"):
         check_version()
 
 
 def test_changed_private_signature_fails(monkeypatch):
-    from planshape.adapters.trl.version import UnsupportedTRL, check_version
+    from planshape.adapters.trl.version import check_version
+    from planshape.shaping.facade import UnsupportedRelease
     from trl import GRPOTrainer
 
     monkeypatch.setattr(GRPOTrainer, "_calculate_rewards", lambda self, inputs, prompts, completions: None)
-    with pytest.raises(UnsupportedTRL, match="GRPOTrainer._calculate_rewards has parameters"):
+    with pytest.raises(UnsupportedRelease, match="GRPOTrainer._calculate_rewards has parameters"):
         check_version()
 
 

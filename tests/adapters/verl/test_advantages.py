@@ -12,7 +12,7 @@ import numpy as np
 import torch
 from omegaconf import OmegaConf
 from planshape.adapters.verl import advantages as planpo
-from planshape.adapters.verl.config import shaper_for
+from planshape.adapters.verl.config import run_shaper
 from planshape.shaping.facade import ConfigError
 from verl import DataProto
 from verl.trainer.ppo.ray_trainer import compute_advantage
@@ -65,7 +65,7 @@ def _step():
 @pytest.mark.parametrize("path", ["legacy", "v1"])
 def test_matches_the_core_token_for_token_with_rows_reordered(path, global_steps):
     SkipManager.set_step(global_steps)
-    expected = shaper_for(BLOCK).advantages(np.array(SCORES), torch.tensor(MASKS), UIDS, global_steps - 1)
+    expected = run_shaper(BLOCK).advantages(np.array(SCORES), torch.tensor(MASKS), UIDS, global_steps - 1)
     order = [5, 2, 7, 0, 3, 6, 1, 4]  # _balance_batch reorders rows: groups are not contiguous
     data = _batch(order)
     if path == "legacy":
@@ -78,7 +78,7 @@ def test_matches_the_core_token_for_token_with_rows_reordered(path, global_steps
     got[torch.tensor(order)] = out.batch["advantages"]
     assert torch.equal(got, expected.tokens)
     assert torch.equal(out.batch["returns"], out.batch["advantages"])
-    assert planpo.last_stats["planshape/alpha"] == pytest.approx(shaper_for(BLOCK).alpha(global_steps - 1))
+    assert planpo.last_stats["planshape/alpha"] == pytest.approx(run_shaper(BLOCK).alpha(global_steps - 1))
     # PlanPO gives successes turn-varying credit and zero outside assistant tokens
     assert torch.all(got[torch.tensor(MASKS) == 0] == 0)
     assert len(torch.unique(got[0][torch.tensor(MASKS[0]) == 1])) == 3

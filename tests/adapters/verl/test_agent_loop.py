@@ -14,7 +14,7 @@ import re
 
 import numpy as np
 import torch
-from planshape.adapters.verl.config import shaper_for
+from planshape.adapters.verl.config import run_shaper
 from verl import DataProto
 from verl.experimental.agent_loop.agent_loop import DictConfigWrap, ToolListWrap
 from verl.experimental.agent_loop.tool_agent_loop import ToolAgentLoop
@@ -75,7 +75,7 @@ def _rollouts(tokenizer, sample_rows):
                        f"actor_rollout_ref.rollout.multi_turn.tool_config_path={EXAMPLES / 'tools.yaml'}"])
     tools = load_all_tools(cfg.actor_rollout_ref.rollout.multi_turn.tool_config_path, None)
     server = ScriptedServer(tokenizer, _scripts(sample_rows[:4]))
-    shaper = shaper_for(cfg.algorithm.planpo)
+    shaper = run_shaper(cfg.algorithm.planpo)
 
     async def run_all():
         loop = ToolAgentLoop(trainer_config=DictConfigWrap(cfg), server_manager=server, tokenizer=tokenizer,
@@ -129,7 +129,7 @@ def test_reward_and_planpo_on_the_loop_batch(rollouts, tokenizer, sample_rows):
         adv = compute_advantage(batch, adv_estimator="planpo", config=cfg.algorithm).batch["advantages"]
     finally:
         SkipManager.set_step(-1)
-    expected = shaper_for(cfg.algorithm.planpo).advantages(np.array(scores), mask, ["q0"] * 4, 0)
+    expected = run_shaper(cfg.algorithm.planpo).advantages(np.array(scores), mask, ["q0"] * 4, 0)
     assert torch.equal(adv, expected.tokens)
     assert torch.all(adv[mask == 0] == 0)
     first_turn = lambda i: adv[i, int(mask[i].argmax())]  # noqa: E731

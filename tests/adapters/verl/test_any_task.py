@@ -14,7 +14,7 @@ require_verl()
 import numpy as np
 import torch
 from omegaconf import OmegaConf
-from planshape.adapters.verl.config import shaper_for
+from planshape.adapters.verl.config import run_shaper
 from planshape.shaping.facade import ConfigError
 from verl import DataProto
 from verl.trainer.ppo.ray_trainer import compute_advantage
@@ -76,7 +76,7 @@ def test_estimator_only_equals_the_paper_token_for_token(path):
     got = torch.empty_like(out.batch["advantages"])
     got[torch.tensor(order)] = out.batch["advantages"]
     torch.testing.assert_close(got, _reference(), rtol=1e-5, atol=1e-6)
-    assert shaper_for(_algorithm().planpo).estimator_only
+    assert run_shaper(_algorithm().planpo).estimator_only
 
 
 def test_multi_output_sessions_equal_one_row_per_trajectory():

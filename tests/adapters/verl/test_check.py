@@ -14,7 +14,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from planshape.adapters.verl.check import check
+from planshape.adapters.verl.check import check_launch
 
 from .conftest import EXAMPLES
 
@@ -25,11 +25,11 @@ REPO = Path(__file__).resolve().parents[3]
 @pytest.fixture(scope="module", autouse=True)
 def data_dir(tmp_path_factory):
     """The runs' DATA_DIR: the sample world's queries, prepared as the scripts' data step does."""
-    from planshape.adapters.verl.config import shaper_for
-    from planshape.adapters.verl.data import prepare
+    from planshape.adapters.verl.config import run_shaper
+    from planshape.adapters.verl.data import prepare_data
 
     out = tmp_path_factory.mktemp("data")
-    prepare(shaper_for({"database": "sample", "estimator": "grpo"}), ["sample"], out, val_size=1)
+    prepare_data(run_shaper({"database": "sample", "estimator": "grpo"}), ["sample"], out, val_size=1)
     os.environ["DATA_DIR"] = str(out)
     yield out
     del os.environ["DATA_DIR"]
@@ -59,7 +59,7 @@ def test_every_example_composes_and_checks(script, worker_env, monkeypatch):
     args = overrides(script)
     config = next(a.split("=", 1)[1] for a in args if a.startswith("+algorithm.planpo.config="))
     monkeypatch.setenv("PLANSHAPE_CONFIG", config)
-    report = check(args)
+    report = check_launch(args)
     assert report.errors == []
     text = "\n".join(report.lines)
     assert "reward: the planshape manager" in text and "tools (" in text and "search_flights" in text
@@ -82,7 +82,7 @@ def test_another_trainer_is_told_what_it_loses(extra, lost, worker_env, monkeypa
         args = overrides(script, extra)
         monkeypatch.setenv("PLANSHAPE_CONFIG", next(a.split("=", 1)[1] for a in args
                                                      if a.startswith("+algorithm.planpo.config=")))
-        report = check(args)
+        report = check_launch(args)
         assert any(w.startswith(lost) and w.endswith("trainer.v1.trainer_mode=planshape") for w in report.warnings)
         assert not any(line.startswith("trainer: planshape") for line in report.lines)
 
@@ -112,19 +112,19 @@ def test_paper_hyperparameters_are_in_the_runs():
 ])
 def test_broken_configs_fail_with_what_to_fix(extra, message, worker_env, monkeypatch):
     monkeypatch.setenv("PLANSHAPE_CONFIG", str(EXAMPLES / "planshape-8b.yaml"))
-    report = check(overrides("run_qwen3_8b_planpo.sh", *extra))
+    report = check_launch(overrides("run_qwen3_8b_planpo.sh", *extra))
     assert any(message in e for e in report.errors), report.errors
 
 
 def test_a_config_that_does_not_compose_is_a_value_error():
     with pytest.raises(ValueError, match="do not compose"):
-        check(["algorithm.planpo.database=x"])  # a new key without Hydra's '+'
+        check_launch(["algorithm.planpo.database=x"])  # a new key without Hydra's '+'
 
 
 def test_plugins_switched_off_is_reported(worker_env, monkeypatch):
     monkeypatch.setenv("PLANSHAPE_CONFIG", str(EXAMPLES / "planshape-8b.yaml"))
     monkeypatch.setenv("VERL_USE_EXTERNAL_PLUGINS", "some_other_plugin")
-    report = check(overrides("run_qwen3_8b_planpo.sh"))
+    report = check_launch(overrides("run_qwen3_8b_planpo.sh"))
     assert any("VERL_USE_EXTERNAL_PLUGINS" in e and "add 'planshape'" in e for e in report.errors), report.errors
 
 
@@ -151,10 +151,10 @@ def test_a_compute_score_reward_must_judge_like_the_estimator(worker_env, monkey
               "+reward.custom_reward_function.reward_kwargs.planshape.database=sample",
               "+reward.custom_reward_function.reward_kwargs.planshape.estimator=grpo",
               "+reward.custom_reward_function.reward_kwargs.step=0"]
-    same = check(overrides("run_qwen3_8b_planpo.sh", *reward,
+    same = check_launch(overrides("run_qwen3_8b_planpo.sh", *reward,
                            "+reward.custom_reward_function.reward_kwargs.planshape.schedule=curriculum-8b"))
     assert same.errors == [] and any("compute_score from pkg://" in line for line in same.lines)
-    other = check(overrides("run_qwen3_8b_planpo.sh", *reward,
+    other = check_launch(overrides("run_qwen3_8b_planpo.sh", *reward,
                             "+reward.custom_reward_function.reward_kwargs.planshape.schedule=stage3"))
     assert any("differ from algorithm.planpo" in e for e in other.errors), other.errors
 
@@ -163,7 +163,7 @@ def test_an_example_checks_clean_against_the_travelplanner_database(shared_dir, 
     database = str(shared_dir / "database")
     monkeypatch.setenv("PLANSHAPE_DATABASE", database)
     monkeypatch.setenv("PLANSHAPE_CONFIG", str(EXAMPLES / "planshape-8b.yaml"))
-    report = check(overrides("run_qwen3_8b_grpo_staged.sh", database=database))
+    report = check_launch(overrides("run_qwen3_8b_grpo_staged.sh", database=database))
     assert (report.errors, report.warnings) == ([], [])
     assert f"planshape database: {database}" in report.lines
 

@@ -13,7 +13,8 @@ import os
 import subprocess
 import sys
 
-from planshape.adapters.verl import UnsupportedVerlError, check_version
+from planshape.adapters.verl import check_version
+from planshape.shaping.facade import UnsupportedRelease
 
 
 def _fresh(code: str, **env: str) -> subprocess.CompletedProcess:
@@ -50,7 +51,7 @@ def test_version_guard():
     assert check_version() == "0.9.1"
     assert check_version("0.9.7") == "0.9.7"
     for version in ("0.10.0", "0.8.5", "1.0.0"):
-        with pytest.raises(UnsupportedVerlError, match=r"supports VERL 0\.9\.x, found verl " + version):
+        with pytest.raises(UnsupportedRelease, match=r"supports VERL 0\.9\.x, found verl " + version):
             check_version(version)
 
 

@@ -12,7 +12,7 @@ require_verl()
 import ast
 import json
 
-from planshape.adapters.verl.config import shaper_for
+from planshape.adapters.verl.config import run_shaper
 from planshape.adapters.verl.reward import compute_score, final_turn
 from verl.trainer.ppo.reward import load_reward_manager
 
@@ -27,7 +27,7 @@ def _plan(row: dict):
 
 def _transcript(tokenizer, row: dict, final: str | None = None) -> list[int]:
     """Two tool rounds (real tool text from the sample sandbox), then the row's answer as the final turn."""
-    tools = shaper_for({"database": "sample", "estimator": "grpo"}).tools()
+    tools = run_shaper({"database": "sample", "estimator": "grpo"}).tools()
     q = row["query"]
     turns = [("assistant", tool_call("search_flights", {"origin": q["org"], "destination": q["dest"],
                                                         "date": q["date"][0]})),
@@ -62,7 +62,7 @@ def test_compute_score_under_the_naive_manager(naive, tokenizer, sample_rows):
     assert [r["reward_score"] for r in results] == STAGE1
     keys = {frozenset(r["reward_extra_info"]) for r in results}
     assert len(keys) == 1  # the same key set on every call: VERL stacks them per key
-    names = set(shaper_for({"database": "sample", "estimator": "grpo"}).metric_names)
+    names = set(run_shaper({"database": "sample", "estimator": "grpo"}).metric_names)
     assert names | {"score", "acc", "failure"} == set(next(iter(keys)))
     info = results[2]["reward_extra_info"]
     assert info["failure"] == "commonsense:is_valid_restaurants" and info["acc"] == 0.0

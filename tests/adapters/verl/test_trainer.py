@@ -20,7 +20,7 @@ import os
 
 import numpy as np
 from planshape.adapters.verl import advantages as planpo
-from planshape.adapters.verl.config import shaper_for
+from planshape.adapters.verl.config import run_shaper
 from planshape.adapters.verl.trainer import PlanshapeTrainer
 from verl.experimental.agent_loop.agent_loop import AgentLoopOutput
 from verl.trainer.ppo.reward import load_reward_manager
@@ -53,7 +53,7 @@ def _put_step(tq, trainer, tokenizer, sample_rows, global_steps: int):
     manager = load_reward_manager(trainer.config, tokenizer)
     prompt = tokenizer.encode("<|im_start|>user\nplan<|im_end|>\n<|im_start|>assistant\n", add_special_tokens=False)
     fields, tags, keys, rewards = [], [], [], []
-    tools = shaper_for({"database": "sample", "estimator": "grpo"}).tools()
+    tools = run_shaper({"database": "sample", "estimator": "grpo"}).tools()
     for i, row in enumerate(sample_rows):
         q = row["query"]
         call = {"origin": q["org"], "destination": q["dest"], "date": q["date"][0]}

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 import torch
-from planshape.adapters.verl.check import check
+from planshape.adapters.verl.check import check_launch
 from planshape.adapters.verl.trainer import PlanshapeTrainer
 from planshape.shaping.facade import ConfigError
 from verl.experimental.agent_loop.agent_loop import AgentLoopOutput
@@ -193,8 +193,8 @@ def test_a_missing_or_non_binary_flag_names_the_field(transfer_queue, tokenizer,
 def test_without_the_planshape_trainer_by_flag_is_refused(transfer_queue, tokenizer, prompt, step):
     sync = ["trainer.v1.trainer_mode=sync", *ESTIMATOR_ONLY, *FLAG]
     refusal = "success.by=flag (flag 'acc') needs trainer.use_v1=true trainer.v1.trainer_mode=planshape"
-    assert any(refusal in e for e in check(sync).errors)
-    assert not any(refusal in e for e in check([*PLANSHAPE, *FLAG]).errors)  # (the data files are not checked here)
+    assert any(refusal in e for e in check_launch(sync).errors)
+    assert not any(refusal in e for e in check_launch([*PLANSHAPE, *FLAG]).errors)  # (data files not checked here)
     trainer = get_trainer_cls("sync")(config=verl_config(sync))  # VERL's own sync trainer
     rows, _ = _trajectory_rows(load_reward_manager(trainer.config, tokenizer), tokenizer, prompt)
     batch = _put(transfer_queue, rows)

@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 import torch
 from planshape.adapters.verl import advantages as planpo
-from planshape.adapters.verl.config import shaper_for
+from planshape.adapters.verl.config import run_shaper
 from planshape.shaping.facade import ConfigError
 from verl import DataProto
 from verl.trainer.ppo.ray_trainer import compute_advantage
@@ -81,7 +81,7 @@ def test_total_steps_is_derived_from_the_dataloader(run_files):
     assert trainer.total_training_steps == 18  # VERL's own count: 6 steps per epoch x 3 epochs
     assert trainer.shaper.config.total_steps == 18
     assert trainer.config.algorithm.planpo.total_steps == 18  # what every Shaper built from the block reads
-    assert shaper_for(trainer.config.algorithm.planpo) is trainer.shaper  # the estimator's, in this process
+    assert run_shaper(trainer.config.algorithm.planpo) is trainer.shaper  # the estimator's, in this process
     assert _estimator_alpha(trainer.config.algorithm, 18) == pytest.approx(0.1 - 0.05 * 17 / 18)
 
 

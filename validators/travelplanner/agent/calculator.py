@@ -125,7 +125,15 @@ def _check(value: float) -> float:
 
 
 def calculate(expression: str) -> float:
-    """The value of an arithmetic expression; raises ``CalculatorError`` with a readable reason."""
+    """The value of an arithmetic expression; raises ``CalculatorError`` with a readable reason.
+
+    >>> calculate("(474 + 346) * 2")
+    1640.0
+    >>> calculate("__import__('os')")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    planshape.validators.travelplanner.agent.calculator.CalculatorError: unexpected '__import__'; use numbers, ...
+    """
     if not isinstance(expression, str):
         raise CalculatorError(f"the expression must be text, got {type(expression).__name__}")
     if len(expression) > MAX_LENGTH:

@@ -12,12 +12,19 @@ from typing import Any
 OPEN_CALL, CLOSE_CALL = "<tool_call>", "</tool_call>"
 TOOL_RESPONSE = "<tool_response>\n{content}\n</tool_response>"
 MAX_CALL_CHARS = 4096  # a block longer than this is answered with an error, not parsed
+MAX_TEXT_CALLS = 64  # the most blocks read from one turn (a turn's own call limit answers the rest with an error)
 
 
 def parse_tool_calls(text: Any, limit: int) -> list[tuple[Any, Any]]:
     """The ``(name, arguments)`` of each closed tool-call block, at most ``limit``. A block that is not a JSON
     object with a ``name`` (or is over ``MAX_CALL_CHARS``) becomes the call ``("", block)``, which the tools
-    answer with an error, so the model sees what was wrong. Never raises."""
+    answer with an error, so the model sees what was wrong. Never raises.
+
+    >>> parse_tool_calls('<tool_call>{"name": "get_cities", "arguments": {"state": "Texas"}}</tool_call>', limit=8)
+    [('get_cities', {'state': 'Texas'})]
+    >>> parse_tool_calls("<tool_call>{not json</tool_call> <tool_call>never closed", limit=8)
+    [('', '{not json')]
+    """
     if not isinstance(text, str):
         return []
     calls: list[tuple[Any, Any]] = []

@@ -197,6 +197,13 @@ class ToolBox:
         text = clip(self._call(name, arguments), self.max_chars)
         return text if is_unicode(text) else text.encode("utf-8", "replace").decode("utf-8")
 
+    def call_turn(self, calls: Sequence[tuple[Any, Any]], max_calls: int) -> list[str]:
+        """One assistant turn's ``(name, arguments)`` calls answered in order: past ``max_calls`` each gets an error
+        saying it was not run, so the model learns the limit instead of losing calls silently."""
+        return [self.call(name, arguments) if i < max_calls else
+                f"Error: at most {max_calls} tool calls per turn; this one was not run"
+                for i, (name, arguments) in enumerate(calls)]
+
     def _call(self, name: Any, arguments: Any) -> str:
         try:
             if not isinstance(name, str):

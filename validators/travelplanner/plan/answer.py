@@ -8,7 +8,13 @@ OPEN, CLOSE = "<answer>", "</answer>"
 
 
 def extract_answer(text: Any) -> str | None:
-    """The content of the last ``<answer>...</answer>`` block, or None (never raises)."""
+    """The content of the last ``<answer>...</answer>`` block, or None (never raises).
+
+    >>> extract_answer('I checked the flights. <answer>[{"days": 1}]</answer>')
+    '[{"days": 1}]'
+    >>> extract_answer("<answer>an unclosed block") is None
+    True
+    """
     if not isinstance(text, str):
         return None
     start = text.rfind(OPEN)

@@ -301,7 +301,13 @@ def parse_json(text: str | bytes, max_chars: int = MAX_ANSWER_CHARS) -> tuple[An
 
 
 def gate(answer: Any, max_chars: int = MAX_ANSWER_CHARS) -> GateResult:
-    """The schema gate: JSON text (or an already-parsed value) -> upstream plan, or the reason it fails."""
+    """The schema gate: JSON text (or an already-parsed value) -> upstream plan, or the reason it fails.
+
+    >>> gate('[{"days": 1}]').ok
+    False
+    >>> gate("not json").reason
+    'answer is not valid JSON (Expecting value: line 1 column 1 (char 0))'
+    """
     if isinstance(answer, (str, bytes)):
         answer, reason = parse_json(answer, max_chars)
         if reason:
