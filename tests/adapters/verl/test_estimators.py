@@ -17,7 +17,7 @@ require_verl()
 import numpy as np
 import torch
 from omegaconf import OmegaConf
-from planshape.adapters.verl.check import check
+from planshape.adapters.verl.check import check_launch
 from planshape.shaping.facade import ConfigError
 from verl.experimental.agent_loop.agent_loop import AgentLoopOutput
 from verl.trainer.ppo.padding_utils import upsample_batch_to_divisible_size
@@ -147,8 +147,8 @@ def test_gigpo_without_anchor_states_is_refused(transfer_queue, tokenizer, promp
         _run(transfer_queue, trainer, rows)
     sync = ["trainer.v1.trainer_mode=sync", *GIGPO[1:]]
     refusal = "estimator 'gigpo' groups turns by anchor state, which VERL 0.9 hands no estimator"
-    assert any(refusal in e for e in check(sync).errors)
-    assert not any(refusal in e for e in check(GIGPO).errors)
+    assert any(refusal in e for e in check_launch(sync).errors)
+    assert not any(refusal in e for e in check_launch(GIGPO).errors)
     with pytest.raises(ConfigError, match=refusal):
         compute_advantage(_legacy_data(), adv_estimator="planpo", config=_algorithm("gigpo"))
 
