@@ -5,13 +5,14 @@
 
 The scripted OpenAI-compatible server of the tests runs in its own process with a fixed latency per completion
 and measures its own time per completion (request body read to reply written). The harness (``roll_out``: the
-``openai`` client over HTTP, the agent loop, the toolbox, scoring with the monitor, the append to
-``results.jsonl``) plays ``--trajectories`` trajectories of ``--turns`` turns (tool calls, then a sample-world
-plan), C in flight. Per turn through the harness = (wall time - start-up) x C / turns, the start-up (endpoint
-check, prompts, reading the run directory) timed by a rerun with nothing left to do; minus the server's own time per
-completion, measured in the same run, it is what the harness adds (the server's HTTP parsing is charged to the
-harness). The best of ``--rounds`` rounds is compared, as in the other benchmarks: the machine is shared, and
-its load only ever adds time. Target (issue 19): under 5 ms per turn.
+run's own ``aiohttp`` client over HTTP (shaping/rollout/client.py), the agent loop, the toolbox, scoring with the
+monitor, the append to ``results.jsonl``) plays ``--trajectories`` trajectories of ``--turns`` turns (tool calls,
+then a sample-world plan), C in flight. Per turn through the harness = (wall time - start-up) x C / turns, the
+start-up (prompts, reading the run directory) timed by a rerun with nothing left to do; the endpoint's start-up
+check (``/models`` and a one-token completion, which the scripted server answers without its latency) stays in the
+harness's time. Minus the server's own time per completion, measured in the same run, it is what the harness adds
+(the server's HTTP parsing is charged to the harness). The best of ``--rounds`` rounds is compared, as in the other
+benchmarks: the machine is shared, and its load only ever adds time. Target (issue 19): under 5 ms per turn.
 
 Also printed: the client's CPU time per turn, which bounds the turns per second one harness process drives (at
 concurrency C the server's latency must exceed C x that time, or the client becomes the bottleneck: with the
@@ -106,15 +107,14 @@ def stats(base_url: str) -> dict:
 
 def one_round(base_url: str, tmp: Path, shaper: Shaper, inputs, settings: RolloutSettings) -> dict:
     """One harness run, then the same requests from the bare client; the figures of both."""
-    run_dir = RunDir(tmp)
-    run_dir.prepare({"settings": settings.fingerprint()})
+    run_dir, run = RunDir(tmp), {"settings": settings.fingerprint()}
     before = stats(base_url)
     start, cpu = time.perf_counter(), time.process_time()
-    results = asyncio.run(roll_out(inputs, shaper, settings, run_dir))
+    results = asyncio.run(roll_out(inputs, shaper, settings, run_dir, run))
     wall, cpu = time.perf_counter() - start, time.process_time() - cpu
     after = stats(base_url)
     start = time.perf_counter()  # a rerun with nothing left to do: the per-run start-up alone
-    asyncio.run(roll_out(inputs, shaper, settings, run_dir))
+    asyncio.run(roll_out(inputs, shaper, settings, run_dir, run))
     startup = time.perf_counter() - start
     bodies = replayed_bodies(results, [shaper.messages(r) for r in inputs.records], shaper.tool_schemas)
     start, bare_cpu = time.perf_counter(), time.process_time()

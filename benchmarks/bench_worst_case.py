@@ -23,6 +23,7 @@ from planshape.shaping.reward import Scorer
 from planshape.validators.travelplanner.agent.calculator import CalculatorError, calculate
 from planshape.validators.travelplanner.agent.tools import ToolBox
 from planshape.validators.travelplanner.checks.verdicts import check_plan
+from planshape.validators.travelplanner.plan.answer import extract_answer
 from planshape.validators.travelplanner.plan.formats import MAX_ANSWER_CHARS, gate
 from planshape.validators.travelplanner.query import Query, read_records
 from planshape.validators.travelplanner.store.database import load_database
@@ -102,7 +103,8 @@ def main() -> int:
     biggest_city = max(store.city_state, key=lambda c: len(store.in_city("restaurants", c)))
 
     cases: dict[str, dict[str, Callable[[], Any]]] = {"gate": {}, "Scorer.score": {}, "check_plan": {},
-                                                      "tools": {}, "calculator": {}, "Query": {}}
+                                                      "tools": {}, "calculator": {}, "Query": {},
+                                                      "answer block": {}}
     for name, text in gate_inputs().items():
         cases["gate"][name] = lambda text=text: gate(text)
         answer = f"<answer>{text}</answer>"
@@ -160,6 +162,10 @@ def main() -> int:
         "max(5)": calc("max(5)"),
         "nested max calls": calc("max(" * 40 + "1" + ")" * 40),
     }
+    for n in (8_192, 32 * 8_192):  # a quadratic scan grows 1,024-fold between the two (tool calls: bench_tool_calls)
+        answers = "<answer>[]</answer>" * n + "<answer>" * n
+        cases["answer block"][f"{n:,} blocks, then {n:,} unclosed tags"] = lambda t=answers: extract_answer(t)
+
     record = query.model_dump(by_alias=True)
     cases["Query"] = {
         "date literal nested 10,000 deep": lambda: _query(dict(record, date="[" * 10_000 + "]" * 10_000)),

@@ -14,7 +14,7 @@ import sys
 from collections.abc import Mapping
 from functools import cache
 from importlib import metadata
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import pluggy
 
@@ -74,7 +74,7 @@ def _named(hook: pluggy.HookCaller, what: str) -> dict[str, Any]:
     named: dict[str, Any] = {}
     owner: dict[str, str] = {}
     for impl in hook.get_hookimpls():  # registration order: the built-ins first
-        for name, obj in impl.function().items():
+        for name, obj in cast("Mapping[str, Any]", impl.function()).items():
             if name in named:
                 raise PluginError(f"{what} {name!r} is defined by plugins {owner[name]!r} and {impl.plugin_name!r}; "
                                   "rename one, or block a plugin with PLANSHAPE_BLOCK_PLUGINS")

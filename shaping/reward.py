@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from planshape.validators.travelplanner.checks.modes import Mode, get_mode
 from planshape.validators.travelplanner.checks.verdicts import PlanResult, check_plan
@@ -131,6 +131,11 @@ def _no_answer_reason() -> str:
     return f"no answer found by the answer extractor(s) {names}"
 
 
-def failure_counts(results: Iterable[RewardResult]) -> Counter:
+class _Failed(Protocol):
+    @property
+    def failure(self) -> str: ...
+
+
+def failure_counts(results: Iterable[_Failed]) -> Counter:
     """How often each failure category occurred: the countable reasons for a trainer's log."""
     return Counter(r.failure or PASSED for r in results)

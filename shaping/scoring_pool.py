@@ -4,7 +4,9 @@ Why not ``concurrent.futures.ProcessPoolExecutor``: when one of its workers dies
 every pending sample fails, and a stuck worker cannot be stopped. Here each worker takes one sample at a time
 over its own pipe, so the parent always knows which sample a worker holds: a worker past the sample's budget
 is killed (``timeout``), a worker that dies marks only its sample (``crash``), a fresh worker replaces it, and
-the rest of the batch goes on. Results come back in input order, one per sample.
+the rest of the batch goes on. Results come back in input order, one per sample. A worker found dead when it is
+handed a sample (killed while idle, between or during batches) is replaced and the sample goes to another worker:
+it held nothing, so nothing fails. Only a scorer that cannot start at all is an error (``PoolError``).
 
 Each worker builds its scorer once, from ``factory`` (a picklable zero-argument callable returning
 ``score(*args)``); plugins are found in every worker through their entry points, as in any process.
@@ -24,6 +26,7 @@ from typing import Any
 from .budget import CRASH, TIMEOUT, Failed, check_budget
 
 _MISSING = object()
+MAX_FAILED_STARTS = 10  # replacements in a row that may die before they are ready (killed from outside); more: give up
 
 
 def _serve(factory: Callable[[], Callable[..., Any]], conn: Connection) -> None:
@@ -100,6 +103,7 @@ class ScoringPool:
         self._context = multiprocessing.get_context(context)
         self._workers = [_Worker(self._context, factory) for _ in range(workers)]
         self.restarts = 0
+        self._failed_starts = 0  # replacements in a row that died before they were ready
         self._await_ready()
 
     def _await_ready(self) -> None:
@@ -121,6 +125,7 @@ class ScoringPool:
         tag, payload = message
         if tag == "ready":
             worker.ready = True
+            self._failed_starts = 0
         elif tag == "failed":
             self.close()
             raise PoolError(f"a scoring worker could not build its scorer: {payload}")
@@ -140,8 +145,10 @@ class ScoringPool:
             how = f"signal {-code}" if code is not None and code < 0 else f"exit code {code}"
             results[index] = Failed(CRASH, f"the scoring process died ({how})", time.monotonic() - start)
         elif not worker.ready:
-            self.close()
-            raise PoolError(f"a scoring worker died while starting (exit code {code})")
+            self._failed_starts += 1
+            if self.restarts == 0 or self._failed_starts > MAX_FAILED_STARTS:  # it cannot start, not a bad sample
+                self.close()
+                raise PoolError(f"a scoring worker died while starting (exit code {code})")
         self._replace(worker, kill=True)
 
     def _replace(self, worker: _Worker, kill: bool) -> None:
@@ -158,10 +165,15 @@ class ScoringPool:
         queue = deque(range(len(items)))
         while queue or any(w.task is not None for w in self._workers):
             now = time.monotonic()
-            for worker in self._workers:
+            for worker in list(self._workers):
                 if worker.ready and worker.task is None and queue:
                     index = queue.popleft()
-                    worker.conn.send((index, tuple(items[index])))
+                    try:
+                        worker.conn.send((index, tuple(items[index])))
+                    except OSError:  # it died idle (its pipe is closed): it held nothing, so the sample waits
+                        queue.appendleft(index)
+                        self._died(worker, results)
+                        continue
                     worker.task = (index, now)
             waits = [w.task[1] + self.budget_s - now for w in self._workers
                      if w.task is not None and self.budget_s is not None]
@@ -194,6 +206,11 @@ class ScoringPool:
     @property
     def pids(self) -> list[int]:
         return [w.process.pid for w in self._workers if w.process.pid is not None]
+
+    @property
+    def busy_pids(self) -> list[int]:
+        """The workers holding a sample now (read from another thread while ``map`` runs: a snapshot)."""
+        return [w.process.pid for w in list(self._workers) if w.task is not None and w.process.pid is not None]
 
     def close(self) -> None:
         workers, self._workers = self._workers, []

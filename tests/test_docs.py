@@ -22,9 +22,10 @@ The convention that marks a block: an HTML comment on the line right above its f
   through ``planshape verl check``; ``tests/adapters/openrlhf/test_openrlhf_examples.py`` parses every OpenRLHF
   launch with OpenRLHF's parser; ``tests/adapters/trl/test_example.py`` parses the TRL configs and runs
   ``train_planner.py --tiny``). A block's other lines (a bare override list, ``ray job submit``) are not checked.
-- ``verl`` / ``trl`` / ``openrlhf``: needs that trainer installed (CPU). Run by that adapter's suite, in its venv
-  (``tests/adapters/<name>/test_docs_blocks.py``, OpenRLHF's ``test_openrlhf_docs_blocks.py``), the same way and in
-  the same kind of working directory (``tests/docs_blocks.py``).
+- ``verl`` / ``trl`` / ``openrlhf`` / ``verifiers`` / ``openenv``: needs that trainer (or environment standard)
+  installed (CPU). Run by that adapter's suite, in its venv (``tests/adapters/<name>/test_docs_blocks.py``,
+  OpenRLHF's ``test_openrlhf_docs_blocks.py``), the same way and in the same kind of working directory
+  (``tests/docs_blocks.py``).
 - ``serves``: a server that runs until stopped: started here, alive (listening) after its start-up, then stopped.
 - ``long``: the benchmarks (minutes each at their sizes). Not run by any suite: each is a script that prints its
   ratio against a baseline run in the same process; run them by hand. (``planshape db synth`` is shown with

@@ -9,9 +9,13 @@ estimator (``group_norm``) and this wrapper, installed in the trainer actor by `
    schedule follows training and the logged metrics are the ones the advantages use; in estimator-only use (a
    config without a database: any reward function or agent) the run's own rewards are kept, and success is
    ``rewards >= success.threshold`` or the 0/1 ``scores`` the reward function returned (``success.flag: scores``);
-2. calls OpenRLHF's own method, which keeps its length penalties, FP32 promotion and group-std logging;
+2. calls OpenRLHF's own method, which promotes the rewards to FP32, applies its length penalties to them
+   (``--reward.overlong_buffer_len``, ``--reward.stop_properly_penalty_coef``) and logs the group std;
 3. overwrites ``advantages`` and ``returns`` with the facade's per-token advantages, computed over the whole
-   batch (a group's samples are spread over micro-batches of different widths; group id = ``index // n``).
+   batch from those penalised rewards (a group's samples are spread over micro-batches of different widths;
+   group id = ``index // n``) and bounded by ``--reward.clip_range``, as OpenRLHF bounds its group-normalised
+   reward (which is every token's advantage under ``group_norm``). Success stays the task's: it is judged
+   before the penalties.
 
 The step is ``global_step`` as ``BasePPOTrainer.train_step`` receives it (restored on resume), recorded on the
 experience maker by an instance-level wrapper: Ray copies inherited methods onto actor classes, so a
@@ -59,6 +63,15 @@ def check_trainer_args(args: Any) -> None:
         raise ConfigError("planshape overwrites OpenRLHF's advantages, so a KL penalty folded into the reward "
                           f"(--algo.kl.init_coef {args.algo.kl.init_coef} without --algo.kl.use_loss) would be "
                           "lost: add --algo.kl.use_loss (KL as a loss term), or set --algo.kl.init_coef 0")
+    if args.reward.normalize_enable:
+        raise ConfigError("--reward.normalize_enable normalises a reward model's scores, and a planshape run has "
+                          "none: OpenRLHF builds no reward model when the reward comes from a function "
+                          "(--reward.remote_url or --train.agent_func_path), so the flag would change nothing; "
+                          "drop it")
+    low, high = args.reward.clip_range
+    if not low < high:
+        raise ConfigError(f"--reward.clip_range {low} {high}: the advantages are clamped to [low, high], so low "
+                          "must be below high")
 
 
 def reweigh(shaper: Shaper, experiences: Sequence[Any], step: int) -> list[torch.Tensor]:
@@ -102,11 +115,11 @@ def tool_call_states(tokenizer: Any, exp: Any) -> list[list[str]]:
 
 
 def write_advantages(shaper: Shaper, experiences: Sequence[Any], n_samples: int, step: int,
-                     success: torch.Tensor | None = None, scores: torch.Tensor | None = None,
+                     success: torch.Tensor | None = None, clip: Sequence[float] | None = None,
                      tokenizer: Any = None) -> None:
-    """Per-token advantages of the whole batch from the facade, written back micro-batch by micro-batch;
-    ``scores``: the rewards to estimate from (default: the experiences' ``rewards``); ``tokenizer``: to read
-    GiGPO's anchor states from the turns (``check_anchors``)."""
+    """Per-token advantages of the whole batch from the facade, estimated from the experiences' ``rewards``
+    and written back micro-batch by micro-batch; ``clip``: the (low, high) bound of every token's advantage;
+    ``tokenizer``: to read GiGPO's anchor states from the turns (``check_anchors``)."""
     widths = [exp.action_mask.shape[1] for exp in experiences]
     sizes = [exp.action_mask.shape[0] for exp in experiences]
     mask = torch.zeros(sum(sizes), max(widths), dtype=torch.long)
@@ -115,13 +128,16 @@ def write_advantages(shaper: Shaper, experiences: Sequence[Any], n_samples: int,
         mask[row:row + size, :width] = exp.action_mask.long()
         row += size
     index = np.asarray([i for exp in experiences for i in exp.index], dtype=np.int64) // n_samples
-    if scores is None:
-        scores = torch.cat([exp.rewards.float() for exp in experiences])
+    scores = torch.cat([exp.rewards.float().reshape(-1) for exp in experiences])
     anchors = None
     if shaper.uses_anchors:
         anchors = [states for exp in experiences for states in tool_call_states(tokenizer, exp)]
-    result = shaper.advantages(scores, mask, index, step, success, anchors=anchors)
-    tokens = result.tokens.split(sizes)
+    result = shaper.advantages(scores, mask, index, step, None if success is None else success.numpy(),
+                               anchors=anchors)
+    tokens = result.tokens
+    if clip is not None:  # bounded where the mask is on; off it, 0 stays 0 whatever the bounds
+        tokens = torch.where(mask.bool(), tokens.clamp(min=clip[0], max=clip[1]), tokens)
+    tokens = tokens.split(sizes)
     for exp, block, width in zip(experiences, tokens, widths, strict=True):
         exp.advantages = block[:, :width].to(torch.float32).contiguous()
         exp.returns = exp.advantages.clone()
@@ -140,10 +156,9 @@ def wrap_compute_advantages(original: Callable[..., Any]) -> Callable[..., Any]:
             success = task_success(shaper, experiences, step)
         else:
             success = torch.cat(reweigh(shaper, experiences, step))
-        scores = torch.cat([exp.rewards.float().reshape(-1) for exp in experiences])  # before OpenRLHF shapes them
-        experiences = original(self, experiences)
-        write_advantages(shaper, experiences, self.args.rollout.n_samples_per_prompt, step, success, scores,
-                         self.tokenizer)
+        experiences = original(self, experiences)  # FP32 rewards, then OpenRLHF's length penalties on them
+        write_advantages(shaper, experiences, self.args.rollout.n_samples_per_prompt, step, success,
+                         self.args.reward.clip_range, self.tokenizer)
         return experiences
 
     setattr(compute_advantages_and_returns, PATCHED, True)

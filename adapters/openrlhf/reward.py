@@ -19,7 +19,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import torch
-from planshape.shaping.facade import SampleScore, Shaper
+from planshape.shaping.facade import SampleScore, Shaper, response_text
 
 from .config import rollout_shaper
 from .version import check_version
@@ -32,12 +32,6 @@ ROLLOUT_STEP = 0
 """The step the rollout side weighs at; the setup hook weighs every sample again at the trainer's step."""
 
 RewardFunc = Callable[..., dict[str, Any]]
-
-
-def response_text(query: str, prompt: str) -> str:
-    """The model's part of ``query`` (prompt + response as decoded by OpenRLHF): decoding need not reproduce
-    the prompt exactly, so the whole query is scored when the prompt is not a prefix of it."""
-    return query[len(prompt):] if query.startswith(prompt) else query
 
 
 def scored_sample(shaper: Shaper, query: Any, prompt: Any, label: Any, step: int = ROLLOUT_STEP) -> SampleScore:

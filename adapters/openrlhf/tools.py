@@ -81,7 +81,8 @@ class TravelPlannerAgent(AgentInstanceBase):
                 return {"rewards": torch.tensor(0.0), "environment_feedback": feedback, "done": False,
                         "extra_logs": self._logs(cut)}
         try:
-            scored = await asyncio.to_thread(self.shaper.score, text, label, ROLLOUT_STEP)
+            # a missing label fails in score (a ValueError), caught below
+            scored = await asyncio.to_thread(self.shaper.score, text, label, ROLLOUT_STEP)  # type: ignore[arg-type]
         except Exception as exc:  # noqa: BLE001 - a bad label must not end the rollout actor
             scored = self.shaper.unscored(ROLLOUT_STEP, reason=f"{type(exc).__name__}: {exc}"[:300])
         return {"rewards": torch.tensor(float(scored.reward)), "scores": torch.tensor(float(scored.success)),

@@ -71,7 +71,7 @@ class PlanshapeReward:
         return {"config": self.shaper.config, "query_column": self.query_column, "name": self.__name__}
 
     def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__init__(Shaper(state["config"]), state["query_column"], state["name"])
+        PlanshapeReward.__init__(self, Shaper(state["config"]), state["query_column"], state["name"])
 
     def __repr__(self) -> str:
         return f"PlanshapeReward(name={self.__name__!r}, query_column={self.query_column!r})"

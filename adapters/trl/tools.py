@@ -21,31 +21,39 @@ class _LazyToolBox:
 
     def __init__(self, shaper: Shaper):
         self.shaper = shaper
-        self.toolbox = None
+        self.toolbox: Any = None  # the facade's ToolBox, once opened (adapters import only the facade)
 
     def call(self, name: str, arguments: dict[str, Any]) -> str:
         if self.toolbox is None:
             self.toolbox = self.shaper.tools()
-        return self.toolbox.call(name, arguments)
+        toolbox = self.toolbox
+        return toolbox.call(name, arguments)
 
 
 def planner_tool(box: _LazyToolBox, schema: Mapping[str, Any]) -> Callable[..., str]:
     """One tool as a function whose signature and docstring say what ``schema`` says."""
-    function = schema["function"]
-    name = function["name"]
-    properties = function["parameters"]["properties"]
+    name = schema["function"]["name"]
 
     def tool(**arguments: Any) -> str:
         return box.call(name, arguments)
 
-    tool.__name__ = tool.__qualname__ = name
-    tool.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
-        [inspect.Parameter(p, inspect.Parameter.KEYWORD_ONLY, annotation=str) for p in properties],
+    return describe(tool, schema)
+
+
+def describe(function: Callable[..., str], schema: Mapping[str, Any],
+             *leading: inspect.Parameter) -> Callable[..., str]:
+    """``function`` named, typed and documented as ``schema`` (transformers' ``get_json_schema`` reads them back);
+    ``leading``: parameters before the tool's own (``self`` of a method)."""
+    spec = schema["function"]
+    properties = spec["parameters"]["properties"]
+    function.__name__ = function.__qualname__ = spec["name"]
+    function.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
+        [*leading, *(inspect.Parameter(p, inspect.Parameter.KEYWORD_ONLY, annotation=str) for p in properties)],
         return_annotation=str)
-    tool.__annotations__ = {**{p: str for p in properties}, "return": str}
-    args = "\n".join(f"    {p}: {' '.join(spec['description'].split())}" for p, spec in properties.items())
-    tool.__doc__ = f"{function['description']}\n\nArgs:\n{args}\n\nReturns:\n    The result as text."
-    return tool
+    function.__annotations__ = {**{p: str for p in properties}, "return": str}
+    args = "\n".join(f"    {p}: {' '.join(item['description'].split())}" for p, item in properties.items())
+    function.__doc__ = f"{spec['description']}\n\nArgs:\n{args}\n\nReturns:\n    The result as text."
+    return function
 
 
 def planner_tools(shaper: Shaper) -> list[Callable[..., str]]:

@@ -23,7 +23,7 @@ and reproduces TRL's advantages.
 from __future__ import annotations
 
 import logging
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .version import check_version
 
@@ -51,6 +51,11 @@ class PlanPOMixin:
     """
 
     shaper: Shaper
+    if TYPE_CHECKING:  # what the GRPOTrainer this mixes into provides
+        args: Any
+        reward_funcs: list[Any]
+        reward_func_names: list[str]
+        _logs: dict[str, Any]
 
     def __init__(self, *args: Any, planshape: Any = None, **kwargs: Any) -> None:
         # Forwards the trainer's own constructor unchanged; the checks below need its resolved arguments.
@@ -182,9 +187,11 @@ def checked_shaper(shaper: Shaper, args: Any) -> Shaper:
                               "group; use scale_rewards='group' (or 'none': no division by the std)")
         settings["estimator_options"] = {"eps": TRL_GRPO_EPS, "norm_by_std": args.scale_rewards == "group",
                                          **config.estimator_options}
-    elif args.scale_rewards != "group":
-        logger.warning("scale_rewards=%r is not used by estimator %r: it normalises with its own options "
-                       "(estimator_options.norm)", args.scale_rewards, config.estimator)
+    elif args.scale_rewards != "group":  # TRL's default: the one value that asks for nothing planshape drops
+        raise ConfigError(f"scale_rewards={args.scale_rewards!r} is TRL's normalisation, which estimator "
+                          f"{config.estimator!r} does not use: it normalises with its own options; set "
+                          "estimator_options.norm in the planshape config ('std' or 'none') and leave "
+                          "scale_rewards at 'group'")
     if config.estimator != "grpo" and (args.loss_type in SIGN_GATED_LOSSES
                                        or args.off_policy_mask_threshold is not None):
         logger.warning("loss_type=%s / off_policy_mask_threshold=%s gate on the sign of the advantage; with "

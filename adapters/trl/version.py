@@ -28,7 +28,7 @@ def check_version(version: str | None = None) -> str:
         from trl import GRPOTrainer
     except ImportError as exc:
         raise UnsupportedRelease(f"planshape.adapters.trl needs TRL {SUPPORTED}.x ({exc}); {INSTALL}") from exc
-    version = version or getattr(trl, "__version__", "unknown")
+    version = version or str(getattr(trl, "__version__", "unknown"))
     if version.split(".")[:2] != SUPPORTED.split("."):
         raise UnsupportedRelease(f"planshape.adapters.trl supports TRL {SUPPORTED}.x, found {version}; {INSTALL}")
     for name, expected in OVERRIDDEN.items():

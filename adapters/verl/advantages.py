@@ -29,6 +29,7 @@ import torch  # noqa: E402
 from planshape.shaping.facade import ConfigError, Shaper  # noqa: E402
 
 from .config import algorithm_block, run_shaper  # noqa: E402
+from .settings_refused import algorithm_refusals, refuse  # noqa: E402
 
 NAME = "planpo"
 logger = logging.getLogger(__name__)
@@ -96,6 +97,7 @@ def compute_planpo_advantage(token_level_rewards: torch.Tensor, response_mask: t
     if index is None:
         raise ValueError("planpo needs the prompt-group ids (VERL passes them as 'index' from the batch's 'uid')")
     shaper = run_shaper(algorithm_block(config))
+    refuse(algorithm_refusals(config, shaper))
     if shaper.success_flag is not None and success is None:
         raise ConfigError(flag_refusal(shaper.success_flag))
     if shaper.uses_anchors and anchors is None:

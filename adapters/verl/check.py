@@ -274,6 +274,7 @@ def check_launch(overrides: list[str]) -> Report:
                 report.warnings.append("algorithm.planpo.database=sample: rewards and tools use the bundled sample "
                                        "world, not TravelPlanner's database")
             _estimator_block(cfg, shaper, report)
+            report.errors.extend(refused_settings(cfg, shaper))
         _reward(cfg, report, estimator_config)
         tool_config = estimator_config
         if tool_config is not None and tool_config.estimator_only:
@@ -285,7 +286,14 @@ def check_launch(overrides: list[str]) -> Report:
         lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
         report.errors.append("planshape settings: " + " ".join(lines[:1]) + " " + "; ".join(lines[1:]))
     _data(cfg, shaper, report)
-    if estimator == "planpo" and cfg.algorithm.get("use_kl_in_reward"):
-        report.warnings.append("algorithm.use_kl_in_reward=true: the KL penalty changes the scores PlanPO reads "
-                               "success from; Planner-R1 used no KL")
     return report
+
+
+def refused_settings(cfg: Any, shaper: Any) -> list[str]:
+    """VERL's reward and advantage settings that planshape would drop or get wrong (``settings_refused``)."""
+    from .settings_refused import algorithm_refusals, reward_refusals
+
+    manager = cfg.reward.reward_manager
+    name = str(manager.name) if manager.get("source", "register") == "register" else "custom"
+    out = algorithm_refusals(cfg.algorithm, shaper) if str(cfg.algorithm.adv_estimator) == "planpo" else []
+    return out + reward_refusals(cfg, shaper, name)

@@ -82,5 +82,5 @@ def install() -> None:
     for name in MODULES:
         module = sys.modules.get(name)
         current = getattr(module, "compute_advantage_for_multi_trajectories", None)
-        if current is not None and not getattr(current, PATCHED, False):
-            module.compute_advantage_for_multi_trajectories = wrap(current)
+        if module is not None and current is not None and not getattr(current, PATCHED, False):
+            module.compute_advantage_for_multi_trajectories = wrap(current)  # type: ignore[attr-defined]

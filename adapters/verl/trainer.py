@@ -47,6 +47,7 @@ from verl.trainer.ppo.v1.trainer_sync import PPOTrainerSync  # noqa: E402
 
 from . import advantages, multi_output  # noqa: E402
 from .config import BLOCK, block_mapping, run_shaper  # noqa: E402
+from .settings_refused import algorithm_refusals, refuse, reward_refusals  # noqa: E402
 
 TRAINER_NAME = "planshape"
 SYNC = "sync"  # the mode name VERL's own checks compare against
@@ -108,13 +109,13 @@ class PlanshapeTrainer(PPOTrainerSync):
             config.trainer.v1.trainer_mode = SYNC  # the registry already chose this class by its name
         node, key = block_home(config)
         steps = config.trainer.get("total_training_steps")
-        self.shaper: Shaper | None
+        self.shaper: Shaper  # None until ``_init_dataloader`` when the run's length decides it (before any step)
         if steps is not None:
             self.shaper = align_total_steps(config, int(steps), "trainer.total_training_steps")
         elif TOTAL_STEPS in block_mapping(node[key]):
             self.shaper = configured_shaper(config)  # checked against the dataloader's length in ``_init_dataloader``
         else:
-            self.shaper = None  # built once ``_init_dataloader`` knows the run's length
+            self.shaper = None  # type: ignore[assignment]  # built once ``_init_dataloader`` knows the run's length
         self._warned_missing = False
         super().__init__(config)
 
@@ -123,6 +124,10 @@ class PlanshapeTrainer(PPOTrainerSync):
         super()._init_dataloader()
         self.shaper = align_total_steps(self.config, int(self.total_training_steps),
                                         run_source(self.config, self.steps_per_epoch))
+        if str(self.config.algorithm.adv_estimator) == "planpo":  # refused before the first rollout
+            manager = self.config.reward.reward_manager
+            refuse(algorithm_refusals(self.config.algorithm, self.shaper)
+                   + reward_refusals(self.config, self.shaper, str(manager.get("name"))))
 
     def _compute_advantage(self, batch: Any, metrics: dict) -> Any:
         advantages.last_stats.clear()  # what is there after the call is this call's

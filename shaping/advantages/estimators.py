@@ -204,7 +204,7 @@ def planpo(
 
     # Per-turn arrays are built by repeating per-trajectory values T_i times (cheaper than gathering through
     # ``owner``), and each segment's member count comes from the turn counts, not from a pass over the turns.
-    w = np.repeat(ok.astype(np.float64), T)
+    w: np.ndarray | None = np.repeat(ok.astype(np.float64), T)
     rs = np.repeat(np.where(ok, r, 0.0), T) / rollouts.lengths  # 0 / L = 0 for failures' turns
     if grouping == "task":
         segment, n_segments = np.repeat(g, T), n_groups

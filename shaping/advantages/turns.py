@@ -12,6 +12,7 @@ from __future__ import annotations
 import functools
 import warnings
 from dataclasses import dataclass, field
+from types import ModuleType
 
 import numpy as np
 
@@ -21,6 +22,7 @@ except ImportError as exc:  # torch is an extra: the trainer brings its own buil
     raise ImportError("planshape.shaping.advantages.turns needs torch; install the build your trainer uses "
                       "(e.g. pip install torch), or planshape[torch]") from exc
 
+_kernels: ModuleType | None
 try:
     from . import turn_kernels as _kernels
 except ImportError as exc:  # numba is a dependency, but an environment can pin one that rejects its numpy
@@ -51,9 +53,19 @@ class TurnSpans:
         return self.turns.cpu().numpy(), self.lengths.cpu().numpy()
 
 
+def _numba() -> ModuleType:
+    """The compiled kernels; only the paths taken when they imported call this."""
+    if _kernels is None:
+        raise RuntimeError("planshape's numba turn kernels did not import (see the warning at import)")
+    return _kernels
+
+
 class _FlatSpans(TurnSpans):
     """CPU spans held as the turn counts and flat bounds, all the estimator and ``broadcast`` read; rows, starts
     and ends are built only when asked for."""
+
+    flat: np.ndarray
+    width: int
 
     def __init__(self, turns: np.ndarray, flat: np.ndarray, width: int) -> None:
         object.__setattr__(self, "turns", torch.from_numpy(turns))
@@ -61,15 +73,15 @@ class _FlatSpans(TurnSpans):
         object.__setattr__(self, "width", width)
 
     @functools.cached_property
-    def rows(self) -> torch.Tensor:  # type: ignore[override]
+    def rows(self) -> torch.Tensor:
         return torch.from_numpy(np.repeat(np.arange(len(self.turns)), self.turns.numpy()))
 
     @functools.cached_property
-    def starts(self) -> torch.Tensor:  # type: ignore[override]
+    def starts(self) -> torch.Tensor:
         return torch.from_numpy(self.flat[1:-1:2]) - self.rows * self.width
 
     @functools.cached_property
-    def ends(self) -> torch.Tensor:  # type: ignore[override]
+    def ends(self) -> torch.Tensor:
         return torch.from_numpy(self.flat[2:-1:2]) - self.rows * self.width
 
 
@@ -144,7 +156,7 @@ def _spans_cpu(mask: torch.Tensor) -> tuple[np.ndarray, np.ndarray]:
     turns = np.empty(batch, dtype=np.int64)
     for room in (batch * width // 16 + 2 * batch, batch * (width + 1)):
         bounds = np.empty(room + 68, dtype=np.int64)  # + the kernel's margin (see ``scan``)
-        used = _kernels.scan(bits, keep, turns, bounds)
+        used = _numba().scan(bits, keep, turns, bounds)
         if used >= 0:
             return turns, bounds[:used].copy()
     raise AssertionError("unreachable: the second size holds a boundary at every token")
@@ -181,7 +193,7 @@ def _broadcast_cpu(per_turn, mask: torch.Tensor, spans: TurnSpans, dtype: torch.
     written = dtype if dtype in (torch.float16, torch.float32, torch.float64) else torch.float32
     values = torch.as_tensor(per_turn).detach().cpu().to(written).numpy()
     out = np.empty(batch * width, dtype=values.dtype)  # numpy's allocator: huge pages, fewer faults than torch's
-    _kernels.fill(values, bounds, out)
+    _numba().fill(values, bounds, out)
     result = torch.from_numpy(out).view(batch, width)
     return result if written == dtype else result.to(dtype)
 

@@ -16,7 +16,8 @@ One module per concern: ``shaper`` (the two jobs), ``success`` (the success rule
 (checked once, weighed at another step), ``metrics`` (the names a run logs),
 ``agent`` (prompt, tools, tool calls as text), ``queries`` and ``steps`` (what trainers hand over),
 ``describe`` (``describe`` / ``explain``), ``resources`` (worker pool, verdict log), ``arguments`` and
-``preflight`` (what every adapter's commands share), ``releases`` (the one version error).
+``preflight`` (what every adapter's commands share), ``releases`` (the one version error), ``environment``
+(an episode as the environment standards step it: verifiers, OpenEnv, TRL's ``environment_factory``).
 """
 
 from ..components import NO_ANSWER, PASSED
@@ -24,16 +25,30 @@ from ..config import ConfigError, ShapingConfig, as_mapping
 from ..hookspecs import hookimpl
 from ..observe.metric_names import PREFIX, metric_name
 from ..scores import SampleScore, TokenAdvantages
-from .agent import MAX_TEXT_CALLS, parse_tool_calls, tool_responses
+from .agent import MAX_TEXT_CALLS, TextCall, parse_tool_calls, response_text, tool_responses
 from .arguments import add_check_arguments, add_data_arguments, add_split_arguments, data_shaper, print_written
+from .environment import MAX_TURNS, SPLITS, Episode, episode_records, shared_shaper, tool_function
 from .preflight import Report, check_database, check_shaper
 from .queries import read_all_queries
 from .releases import UnsupportedRelease
 from .shaper import Shaper
 
 __all__ = [
-    "MAX_TEXT_CALLS", "NO_ANSWER", "PASSED", "PREFIX", "ConfigError", "Report", "SampleScore", "Shaper",
-    "ShapingConfig", "TokenAdvantages", "UnsupportedRelease", "add_check_arguments", "add_data_arguments",
-    "add_split_arguments", "as_mapping", "check_database", "check_shaper", "data_shaper", "hookimpl", "metric_name",
-    "parse_tool_calls", "print_written", "read_all_queries", "tool_responses",
+    "MAX_TEXT_CALLS", "MAX_TURNS", "NO_ANSWER", "PASSED", "PREFIX", "SPLITS", "ConfigError", "Episode", "Report",
+    "RewardClient", "SampleScore", "ServerError", "Shaper", "ShapingConfig", "TextCall", "TokenAdvantages",
+    "UnsupportedRelease", "add_check_arguments", "add_data_arguments", "add_split_arguments", "as_mapping",
+    "check_database", "check_shaper", "data_shaper", "episode_records", "hookimpl", "metric_name",
+    "parse_tool_calls", "print_written", "read_all_queries", "response_text", "shared_shaper", "tool_function",
+    "tool_responses",
 ]
+
+_REMOTE = ("RewardClient", "ServerError")
+
+
+def __getattr__(name: str):
+    """The client of a ``planshape serve`` (``serve.client``), loaded on first use: it needs aiohttp."""
+    if name in _REMOTE:
+        from ..serve import client
+
+        return getattr(client, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -8,21 +8,35 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from planshape.validators.travelplanner.agent import prompt
-from planshape.validators.travelplanner.agent.tool_calls import MAX_TEXT_CALLS, parse_tool_calls, tool_responses
+from planshape.validators.travelplanner.agent.tool_calls import (
+    MAX_TEXT_CALLS,
+    TextCall,
+    parse_tool_calls,
+    tool_responses,
+)
 from planshape.validators.travelplanner.agent.tools import TOOL_SCHEMAS, ToolBox
 
 if TYPE_CHECKING:
     from ..config import ShapingConfig
     from ..reward import Scorer
 
-__all__ = ["MAX_TEXT_CALLS", "AgentSide", "parse_tool_calls", "tool_responses"]
+__all__ = ["MAX_TEXT_CALLS", "AgentSide", "TextCall", "parse_tool_calls", "tool_responses"]
+
+
+def response_text(query: str, prompt: Any) -> str:
+    """The model's part of a prompt + response text as a trainer decoded it (OpenRLHF's ``query``): decoding need
+    not give the prompt back byte for byte, so the whole text is scored when the prompt is not a prefix of it."""
+    return query[len(prompt):] if isinstance(prompt, str) and query.startswith(prompt) else query
 
 
 class AgentSide:
     """What an agent loop needs of a ``Shaper``: its prompt, its tools and their schemas."""
 
     config: ShapingConfig
-    scorer: Scorer
+
+    if TYPE_CHECKING:  # the Shaper's cached property; declared read-only so that it may be one
+        @property
+        def scorer(self) -> Scorer: ...
     prompt_version = prompt.PROMPT_VERSION
 
     def messages(self, record: Mapping[str, Any], include_tools: bool = False) -> list[dict[str, str]]:

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from planshape.validators.travelplanner.checks.verdicts import as_days
-from planshape.validators.travelplanner.evaluation.explain import Explanation, claims
+from planshape.validators.travelplanner.evaluation.explain import Explanation, claims, timeline
 from planshape.validators.travelplanner.plan.formats import gate
 
 from .. import plugins
@@ -25,7 +25,10 @@ class Description:
     """``describe`` and ``explain`` of a ``Shaper``."""
 
     config: ShapingConfig
-    scorer: Scorer
+
+    if TYPE_CHECKING:  # the Shaper's cached property; declared read-only so that it may be one
+        @property
+        def scorer(self) -> Scorer: ...
     schedule: Schedule
     alpha_decay: LinearDecay
     estimator: Estimator
@@ -68,6 +71,7 @@ class Description:
         parsed = read_query(query)
         mode = self.scorer.mode
         days = None if isinstance(answer, str) else as_days(answer)
+        plan: list[Any] | None
         if days and all(isinstance(d, Mapping) and "current_city" in d for d in days):
             plan, reason = days, "an upstream plan (no schema gate)"
         elif days is not None:
@@ -79,4 +83,6 @@ class Description:
         if plan is None:
             return Explanation(mode.name, reason)
         result, _ = self.scorer.check(plan, parsed)
-        return Explanation(mode.name, reason, result, claims(plan, parsed, self.scorer.store, mode))
+        store = self.scorer.store
+        return Explanation(mode.name, reason, result, claims(plan, parsed, store, mode),
+                           timeline(plan, parsed, store, mode))

@@ -75,7 +75,7 @@ class Shaper(Reweighing, SuccessRule, MetricNames, AgentSide, Description, Proce
         or inline YAML/JSON) is keyed as given, anything else by its canonical JSON."""
         text = isinstance(source, (str, Path))
         key = str(source) if text else json.dumps(as_mapping(source), sort_keys=True, default=str)
-        return _shared(cls, text, key, run_steps, run_source, plugins.loaded())
+        return _shared(cls, text, key, run_steps, run_source, plugins.loaded())  # type: ignore[arg-type]  # a class hashes
 
     @property
     def estimator_only(self) -> bool:

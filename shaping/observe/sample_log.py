@@ -53,7 +53,7 @@ class SampleLog:
         self.log.flush(step)
 
     def _write_held(self, flush: bool = True) -> None:
-        if self._held:
+        if self._held and self._step is not None:  # held scores always have their step
             self.log.add_later(partial(_score_rows, self._step, list(self._held)))
             if flush:
                 self.log.flush(self._step)
@@ -74,7 +74,8 @@ def _score_rows(step: int, scores: Sequence[SampleScore]) -> list[dict[str, Any]
                                  official_pass=None if watch is None else watch.official_pass,
                                  strict_pass=None if watch is None else watch.strict_pass, success=s.success,
                                  exploit=None if watch is None else exploit,
-                                 rules=(watch.rules or (watch.rule,)) if exploit else (), stage=s.stage,
+                                 rules=(watch.rules or (watch.rule,)) if watch is not None and exploit else (),
+                                 stage=s.stage,
                                  level=s.level or None, days=s.days or None))
     return rows
 

@@ -84,9 +84,10 @@ def score_record(step: int, sample: int, reward: float, components: Mapping[str,
             "exploit": exploit, "rules": list(rules), "stage": stage, "level": level, "days": days}
 
 
-def advantage_records(step: int, group: Sequence[Any], reward: Sequence[float], success: Sequence[bool],
-                      turns: Sequence[int], turn_lengths: Sequence[int], a_e: Sequence[float],
-                      a_s: Sequence[float]) -> list[dict[str, Any]]:
+def advantage_records(step: int, group: Sequence[Any], reward: Sequence[float] | np.ndarray,
+                      success: Sequence[bool] | np.ndarray, turns: Sequence[int] | np.ndarray,
+                      turn_lengths: Sequence[int] | np.ndarray, a_e: Sequence[float] | np.ndarray,
+                      a_s: Sequence[float] | np.ndarray) -> list[dict[str, Any]]:
     """One record per trajectory of an advantage batch: ``turns`` (B,) per row; ``turn_lengths`` and ``a_s``
     (A^S) flat over every turn, row after row, as the estimators give them; ``a_e`` (B,) A^E."""
     counts = np.asarray(turns, dtype=np.int64).reshape(-1).tolist()

@@ -13,13 +13,17 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from planshape.validators.travelplanner.agent.tool_calls import parse_tool_calls, tool_responses
+from planshape.validators.travelplanner.agent.tool_calls import (
+    MAX_TEXT_CALLS,
+    TextCall,
+    parse_tool_calls,
+    tool_responses,
+)
 from planshape.validators.travelplanner.agent.tools import ToolBox
 
 from .client import ChatClient, Reply, RequestFailed, ToolCall
 
 ANSWERED, MAX_TURNS, ERROR = "answered", "max_turns", "error"
-MAX_TEXT_CALLS = 64
 
 
 @dataclass
@@ -51,31 +55,23 @@ async def play(messages: list[dict[str, Any]], client: ChatClient, tools: ToolBo
         done.turns += 1
         done.prompt_tokens += reply.prompt_tokens
         done.completion_tokens += reply.completion_tokens
-        calls = reply.tool_calls if schemas is not None else _text_calls(reply.content)
+        calls: list[ToolCall] | list[TextCall] = (reply.tool_calls if schemas is not None
+                                                   else parse_tool_calls(reply.content, MAX_TEXT_CALLS))
         last = done.turns >= max_turns
         history.append(_assistant(reply, schemas is not None))
         if not calls or last:
             done.answer = reply.content
             done.status = MAX_TURNS if calls else ANSWERED
             break
-        results = [tools.call(c.name, c.arguments) if i < max_calls else
-                   f"Error: at most {max_calls} tool calls per turn; this one was not run"
-                   for i, c in enumerate(calls)]
+        results = tools.call_turn(calls, max_calls)  # a text block that is no call: answered with the reason
         done.tool_calls += min(len(calls), max_calls)
         if schemas is not None:
-            history.extend({"role": "tool", "tool_call_id": c.id, "content": r}
-                           for c, r in zip(calls, results, strict=True))
+            history.extend({"role": "tool", "tool_call_id": getattr(c, "id", None), "content": r}
+                           for c, r in zip(calls, results, strict=True))  # native calls: each has its id
         else:
             history.append({"role": "user", "content": tool_responses(results)})
     done.transcript = history[offset:]
     return done
-
-
-def _text_calls(content: str) -> list[ToolCall]:
-    """The reply's ``<tool_call>`` blocks, up to ``MAX_TEXT_CALLS``; past ``max_calls`` they get the native
-    mode's error answer."""
-    calls = parse_tool_calls(content, MAX_TEXT_CALLS)
-    return [ToolCall(f"text_{i}", name, arguments) for i, (name, arguments) in enumerate(calls)]
 
 
 def _assistant(reply: Reply, native: bool) -> dict[str, Any]:

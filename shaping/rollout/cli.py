@@ -9,6 +9,7 @@ import os
 from typing import TYPE_CHECKING, Any
 
 from rich.console import Console
+from rich.markup import escape
 
 if TYPE_CHECKING:
     from planshape.shaping import Shaper
@@ -42,9 +43,10 @@ def shaper_from(args: argparse.Namespace, console: Console) -> Shaper:
 
 def _rollout(args: argparse.Namespace) -> int:
     need("aiohttp", "rollout")
-    from .inputs import read_inputs
+    from .agent import ERROR
+    from .inputs import check_world, read_inputs
     from .progress import LiveProgress
-    from .run_dir import RunDir
+    from .run_dir import RESULTS, RunDir
     from .runner import roll_out
     from .settings import RolloutSettings
     from .summary import finish, print_summary
@@ -57,22 +59,34 @@ def _rollout(args: argparse.Namespace) -> int:
         api_key=os.environ.get("OPENAI_API_KEY") or "EMPTY")
     shaper = shaper_from(args, console)
     inputs = read_inputs(args.queries, args.split)
+    check_world(inputs, shaper.scorer.store, _world(str(shaper.config.database)))  # scorer: it has one
     run_dir = RunDir(args.output)
-    run_dir.prepare({"settings": settings.fingerprint(), "planshape": shaper.describe(),
-                     "queries": {"file": inputs.path.name, "sha256": inputs.digest, "rows": len(inputs.records)},
-                     "metrics_mode": args.mode, "split": inputs.split})
+    run = {"settings": settings.fingerprint(), "planshape": shaper.describe(),
+           "queries": {"file": inputs.path.name, "sha256": inputs.digest, "rows": len(inputs.records)},
+           "metrics_mode": args.mode, "split": inputs.split}
     total = len(inputs.records) * settings.samples
     try:
         with LiveProgress(total, not args.no_progress, console) as progress:
-            results = asyncio.run(roll_out(inputs, shaper, settings, run_dir, progress, args.retry_failed))
+            results = asyncio.run(roll_out(inputs, shaper, settings, run_dir, run, progress, args.retry_failed))
     except KeyboardInterrupt:
-        console.print(f"interrupted: the finished trajectories are in {run_dir.path / 'results.jsonl'}; rerun the "
+        console.print(f"interrupted: the finished trajectories are in {escape(str(run_dir.path / RESULTS))}; rerun the "
                       "same command to resume")
         return 130
     console.print(f"rollout: {progress.line()}")
-    summary = finish(run_dir, inputs, results, settings.samples, shaper.scorer.store, args.mode)
+    summary = finish(run_dir, inputs, results, settings, shaper.scorer.store, args.mode)
     print_summary(summary, run_dir, console, shaper.config.mode)
+    if all(r["status"] == ERROR for r in results):
+        console.print(f"[red]no trajectory ran[/red]: every one failed its requests (first: "
+                      f"{escape(str(results[0]['error']))})")
+        return 1
     return 0
+
+
+def _world(database: str) -> str:
+    """The chosen sandbox as an error message names it."""
+    from planshape.shaping.config import SAMPLE_WORLD
+
+    return "the bundled sample world" if database == SAMPLE_WORLD else f"the database {database}"
 
 
 def _json_object(args: argparse.Namespace) -> dict[str, Any] | None:
@@ -95,8 +109,11 @@ def _mcp(args: argparse.Namespace) -> int:
     if args.transport == "stdio":
         mcp_server.serve_stdio(tools, version("planshape"))
     else:
-        console.print(f"MCP server (streamable HTTP) at http://{args.host}:{args.port}{mcp_server.HTTP_PATH}")
-        mcp_server.serve_http(tools, args.host, args.port, version("planshape"))
+        sock = mcp_server.listen(args.host, args.port)  # bound first: a busy port fails before "serving at"
+        port = sock.getsockname()[1]
+        console.print(f"MCP server (streamable HTTP) serving at http://{args.host}:{port}{mcp_server.HTTP_PATH}",
+                      markup=False)
+        mcp_server.serve_http(tools, sock, args.host, version("planshape"))
     return 0
 
 

@@ -12,6 +12,7 @@ from planshape.shaping.config import SAMPLE_WORLD
 from planshape.validators.travelplanner import sample
 from planshape.validators.travelplanner.evaluation.metrics import SPLIT_SIZE
 from planshape.validators.travelplanner.query import Query, read_query_rows, read_records
+from planshape.validators.travelplanner.store.sandbox import SandboxStore
 
 from .run_dir import file_digest
 
@@ -42,3 +43,22 @@ def read_inputs(path: str | Path, split: str | None) -> Inputs:
     withheld = all(not any(k in r for k in SCORING_FIELDS) for r in records)
     queries = None if split == "test" or withheld else [q for _, q in read_query_rows(path)]
     return Inputs(path, file_digest(path), records, queries, "test" if queries is None else split)
+
+
+def check_world(inputs: Inputs, store: SandboxStore, world: str) -> None:
+    """Refuse queries the sandbox cannot answer: where it lacks a query's origin or destination (a city, or the
+    state of a multi-city trip), every tool call would answer ``no city named ...`` and every plan fail. Named:
+    the first such query's places and how many queries have them (a row without ``org``/``dest`` is not checked)."""
+    states = set(store.city_state.values())
+    lacking = []
+    for number, record in enumerate(inputs.records, start=1):
+        places = [(record.get("org"), False), (record.get("dest"), True)]
+        missing = [p for p, state_too in places if isinstance(p, str) and p and p not in store.city_state
+                   and not (state_too and p in states)]
+        if missing:
+            lacking.append((number, missing))
+    if lacking:
+        number, missing = lacking[0]
+        raise ValueError(f"{world} does not know {', '.join(repr(p) for p in missing)} (row {number} of "
+                         f"{inputs.path.name}); {len(lacking)} of {len(inputs.records)} queries name places it lacks: "
+                         "pass --database with the TravelPlanner database these queries were written for")

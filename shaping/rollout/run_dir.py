@@ -34,21 +34,28 @@ class RunDir:
     def __init__(self, path: str | Path):
         self.path = Path(path)
 
-    def prepare(self, run: dict[str, Any]) -> None:
-        """Create the directory, or check that it holds the same run (resuming it)."""
-        self.path.mkdir(parents=True, exist_ok=True)
+    def check(self, run: dict[str, Any]) -> bool:
+        """Whether the directory holds this run already (resuming it); another run's is refused, naming what
+        differs. Writes nothing."""
         file = self.path / RUN
-        if file.exists():
-            try:
-                previous = json.loads(file.read_text(encoding="utf-8"))
-            except ValueError:
-                raise RunDirError(f"{file} is not a run file; give a new -o directory") from None
-            changed = sorted(k for k in set(previous) | set(run) if previous.get(k) != run.get(k))
-            if changed:
-                raise RunDirError(f"{self.path} holds a run with other {', '.join(changed)}; rerun with the same "
-                                  "settings to resume it, or give a new -o directory")
-            return
-        write_atomic(file, json.dumps(run, indent=2, sort_keys=True) + "\n")
+        if not file.exists():
+            return False
+        try:
+            previous = json.loads(file.read_text(encoding="utf-8"))
+        except ValueError:
+            raise RunDirError(f"{file} is not a run file; give a new -o directory") from None
+        changed = differences(previous, json.loads(json.dumps(run)))  # compared as written (tuples as lists)
+        if changed:
+            shown = "; ".join(changed[:3]) + (f"; and {len(changed) - 3} more" if len(changed) > 3 else "")
+            raise RunDirError(f"{self.path} holds a run with other settings ({shown}); rerun with the same settings "
+                              "to resume it, or give a new -o directory")
+        return True
+
+    def prepare(self, run: dict[str, Any]) -> None:
+        """Create the directory with ``run.json``, or check that it holds the same run (resuming it)."""
+        if not self.check(run):
+            self.path.mkdir(parents=True, exist_ok=True)
+            write_atomic(self.path / RUN, json.dumps(run, indent=2, sort_keys=True) + "\n")
 
     def finished(self) -> dict[Key, dict[str, Any]]:
         """The trajectories recorded so far (the last record of a key wins); a torn last line is cut off."""
@@ -87,6 +94,25 @@ class RunDir:
         target = self.path / name
         write_atomic(target, json.dumps(value, indent=2) + "\n")
         return target
+
+
+def differences(before: Any, now: Any, path: str = "") -> list[str]:
+    """Each setting that differs, by its dotted path in ``run.json``, with both values."""
+    if isinstance(before, dict) and isinstance(now, dict):
+        return [line for key in sorted(set(before) | set(now), key=str)
+                for line in differences(before.get(key, _UNSET), now.get(key, _UNSET), f"{path}.{key}" if path
+                                        else str(key))]
+    if before == now:
+        return []
+    return [f"{path}: {_shown(before)} in the run, {_shown(now)} now"]
+
+
+_UNSET = object()
+
+
+def _shown(value: Any) -> str:
+    text = "unset" if value is _UNSET else json.dumps(value)
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def write_atomic(target: Path, text: str) -> None:

@@ -54,9 +54,14 @@ def result_record(key: Key, record: dict[str, Any], query: Query | None, done: T
             "score": score, "transcript": done.transcript}
 
 
-async def roll_out(inputs: Inputs, shaper: Shaper, settings: RolloutSettings, run_dir: RunDir,
+async def roll_out(inputs: Inputs, shaper: Shaper, settings: RolloutSettings, run_dir: RunDir, run: dict[str, Any],
                    progress: LiveProgress | None = None, retry_failed: bool = False) -> list[dict[str, Any]]:
-    """Every trajectory's record, in (query, sample) order, after running the missing ones."""
+    """Every trajectory's record, in (query, sample) order, after running the missing ones.
+
+    ``run`` is what decides the results (``run.json``): a directory holding another run is refused before any
+    request, and ``run.json`` is written only once the endpoint has passed its start-up check, so a start that
+    fails leaves the directory free for the corrected command."""
+    run_dir.check(run)
     finished = run_dir.finished()
     if retry_failed:
         finished = {k: r for k, r in finished.items() if r["status"] != ERROR}
@@ -83,6 +88,7 @@ async def roll_out(inputs: Inputs, shaper: Shaper, settings: RolloutSettings, ru
     if todo.empty():  # a finished run: nothing to ask the endpoint
         return [finished[k] for k in sorted(finished)]
     async with ChatClient(settings) as client:
-        await client.check()
+        await client.check(schemas)
+        run_dir.prepare(run)
         await asyncio.gather(*(worker(client) for _ in range(min(settings.concurrency, todo.qsize()))))
     return [finished[k] for k in sorted(finished)]

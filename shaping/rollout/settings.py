@@ -36,6 +36,10 @@ class RolloutSettings:
         if not self.base_url.startswith(("http://", "https://")):
             raise ValueError(f"--base-url must be an http(s) URL such as http://127.0.0.1:8000/v1, "
                              f"got {self.base_url!r}")
+        for route in ("/chat/completions", "/completions", "/models"):
+            if self.base_url.rstrip("/").endswith(route):
+                raise ValueError(f"--base-url is the API root (the client adds /chat/completions and /models): drop "
+                                 f"{route!r} (--base-url {self.base_url.rstrip('/')[: -len(route)]})")
         if not self.model.strip():
             raise ValueError("--model must name the served model (as the endpoint's /v1/models lists it)")
         for name in ("concurrency", "max_turns", "samples", "max_calls_per_turn"):

@@ -14,17 +14,21 @@ from collections import Counter
 from statistics import mean
 from typing import Any
 
+from planshape.validators.travelplanner.agent.tool_calls import parse_tool_calls
 from planshape.validators.travelplanner.evaluation.metrics import METRIC_LABELS
 from planshape.validators.travelplanner.evaluation.report import evaluate_all, print_report
 from planshape.validators.travelplanner.evaluation.submission import read_submission
 from planshape.validators.travelplanner.store.sandbox import SandboxStore
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from .. import plugins
-from .agent import ERROR
+from .agent import ANSWERED, ERROR
+from .client import SGLANG_TOOLS, VLLM_TOOLS
 from .inputs import Inputs
 from .run_dir import RunDir
+from .settings import RolloutSettings
 
 LEADERBOARD = "the TravelPlanner leaderboard (Hugging Face Space osunlp/TravelPlannerLeaderboard)"
 
@@ -34,9 +38,10 @@ def file_names(sample: int, samples: int) -> tuple[str, str]:
     return f"submission{suffix}.jsonl", f"report{suffix}.json"
 
 
-def finish(run_dir: RunDir, inputs: Inputs, results: list[dict[str, Any]], samples: int, store: SandboxStore,
-           mode: str) -> dict[str, Any]:
+def finish(run_dir: RunDir, inputs: Inputs, results: list[dict[str, Any]], settings: RolloutSettings,
+           store: SandboxStore, mode: str) -> dict[str, Any]:
     """Write every final file; returns the summary (also written as ``summary.json``)."""
+    samples = settings.samples
     run_dir.rewrite_results(results)
     reports = []
     for k in range(samples):
@@ -50,8 +55,15 @@ def finish(run_dir: RunDir, inputs: Inputs, results: list[dict[str, Any]], sampl
             run_dir.write_json(report_name, report)
             reports.append(report)
     summary = _summary(inputs, results, samples, reports, mode)
+    if settings.tool_format == "native":
+        summary["unparsed_tool_calls"] = sum(r["status"] == ANSWERED and _holds_call(r["answer"]) for r in results)
     run_dir.write_json("summary.json", summary)
     return summary
+
+
+def _holds_call(answer: str | None) -> bool:
+    """Whether a native-mode final reply holds a ``<tool_call>`` the server left in the text (no tool parser)."""
+    return any(call.error is None for call in parse_tool_calls(answer, 1))
 
 
 def _summary(inputs: Inputs, results: list[dict[str, Any]], samples: int, reports: list[dict[str, Any]],
@@ -110,10 +122,17 @@ def print_summary(summary: dict[str, Any], run_dir: RunDir, console: Console, re
     status = ", ".join(f"{n} {name}" for name, n in summary["status"].items())
     console.print(f"trajectories: {status}; {summary['turns_mean']:.1f} turns and "
                   f"{summary['tool_calls_mean']:.1f} tool calls on average")
-    for failed in summary["failed"][:5]:
-        console.print(f"[red]failed[/red] query {failed['idx']} sample {failed['sample']}: {failed['error']}")
-    if len(summary["failed"]) > 5:
-        console.print(f"... and {len(summary['failed']) - 5} more (results.jsonl, status 'error'; rerun with "
-                      "--retry-failed to try them again)")
+    failed = summary["failed"]
+    for one in failed[:5]:
+        console.print(f"[red]failed[/red] query {one['idx']} sample {one['sample']}: {escape(str(one['error']))}")
+    if failed:
+        more = f"... and {len(failed) - 5} more; " if len(failed) > 5 else ""
+        some = "1 trajectory" if len(failed) == 1 else f"{len(failed)} trajectories"
+        console.print(f"{more}{some} failed (status 'error' in results.jsonl): once the endpoint is fixed, rerun the "
+                      "same command with --retry-failed to run only those")
+    if summary.get("unparsed_tool_calls"):
+        console.print(f"[yellow]warning[/yellow]: {summary['unparsed_tool_calls']} final replies hold a <tool_call> "
+                      "block that the server did not turn into tool_calls, so it was scored as the answer: start "
+                      f"vLLM with {VLLM_TOOLS} (SGLang: {SGLANG_TOOLS}), or pass --tool-format text")
     names = [n for k in range(samples) for n in file_names(k, samples)[: 2 if summary["scored"] else 1]]
-    console.print(f"files in {run_dir.path}: results.jsonl, summary.json, {', '.join(names)}")
+    console.print(f"files in {run_dir.path}: results.jsonl, summary.json, {', '.join(names)}", markup=False)

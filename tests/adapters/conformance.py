@@ -78,7 +78,8 @@ def test_prepare_data_writes_every_split_it_names(contract, tmp_path):
     prepare = module(contract, "data").prepare_data
     assert list(inspect.signature(prepare).parameters)[:3] in (["shaper", "queries", "out"],
                                                               ["shaper", "queries", "out_dir"])
-    written = prepare(shaper, ["sample"], tmp_path / "out.jsonl" if contract.name != "verl" else tmp_path / "out")
+    out = tmp_path / "out.jsonl" if contract.name != "verl" else tmp_path / "out"  # VERL's is a folder
+    written = prepare(shaper, ["sample"], out, val_size=1)
     assert "train" in written
     queries = len(shaper.read_queries("sample"))
     assert sum(info["rows"] for info in written.values()) == queries

@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-TRAINERS = {"verl": "verl", "trl": "trl", "openrlhf": "openrlhf"}  # suite folder -> the package it needs
+TRAINERS = {"verl": "verl", "trl": "trl", "openrlhf": "openrlhf", "verifiers": "verifiers",
+            "openenv": "openenv"}  # suite folder -> the package it needs
 HERE = Path(__file__).resolve().parent
 
 

@@ -4,7 +4,12 @@ on its own event loop in a background thread).
 ``script(request, attempt)`` decides each reply from the request body and how often this same request (same
 conversation so far) was seen: a reply ``{"content": ..., "tool_calls": [(name, arguments_text), ...]}``, an
 error ``{"status": 500}`` / ``{"status": 429}``, ``{"hang": seconds}`` (sleep, then answer the retry), or
-``{"raw": text}`` (a body that is not JSON). ``latency`` is added to every completion (an ``asyncio.sleep``:
+``{"raw": text}`` (a body that is not JSON). The rollout's start-up request (``client.PROBE``) is answered
+"OK" without the script and counted in ``probes``, not ``completions``. ``tool_parser=False`` acts as a vLLM
+started without ``--enable-auto-tool-choice --tool-call-parser``: a request with ``tools`` gets its HTTP 400.
+A request with ``"stream": true`` is answered as a server-sent event stream (one delta chunk, a finish chunk
+with the usage, ``[DONE]``), as verifiers' interception server asks for it. ``latency`` is added to every
+completion (an ``asyncio.sleep``:
 the requests in flight wait side by side, as on a serving engine), varied by up to ``jitter`` of itself. The
 server measures its own time per completion (handler entered to reply built), which ``bench_rollout``
 compares with what the client sees.
@@ -23,8 +28,10 @@ from collections.abc import Callable
 from typing import Any
 
 from aiohttp import web
+from planshape.shaping.rollout.client import PROBE
 
 Script = Callable[[dict[str, Any], int], dict[str, Any]]
+NO_TOOL_PARSER = '"auto" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set'  # vLLM's
 
 
 def conversation_key(request: dict[str, Any]) -> str:
@@ -32,8 +39,11 @@ def conversation_key(request: dict[str, Any]) -> str:
 
 
 class ScriptedServer:
-    def __init__(self, script: Script, model: str = "scripted", latency: float = 0.0, jitter: float = 0.0):
+    def __init__(self, script: Script, model: str = "scripted", latency: float = 0.0, jitter: float = 0.0,
+                 tool_parser: bool = True):
         self.script, self.model, self.latency, self.jitter = script, model, latency, jitter
+        self.tool_parser = tool_parser
+        self.probes = 0
         self._random = random.Random(0)
         self.attempts: Counter[str] = Counter()
         self.completions = 0
@@ -81,6 +91,14 @@ class ScriptedServer:
     async def _complete(self, request: web.Request) -> web.Response:
         start = time.perf_counter()
         body = json.loads(await request.read())
+        if body.get("tools") and not self.tool_parser:
+            return web.json_response({"error": {"message": NO_TOOL_PARSER, "type": "BadRequestError", "code": 400}},
+                                     status=400)
+        if body.get("messages") == PROBE:
+            self.probes += 1
+            return web.json_response({"id": "chatcmpl-probe", "object": "chat.completion", "model": self.model,
+                                      "choices": [{"index": 0, "message": {"role": "assistant", "content": "OK"},
+                                                   "finish_reason": "length"}]})
         key = conversation_key(body)
         attempt = self.attempts[key]
         self.attempts[key] += 1
@@ -101,6 +119,8 @@ class ScriptedServer:
         if calls:
             message["tool_calls"] = calls
         tokens = action.get("completion_tokens", 10)
+        if body.get("stream"):
+            return await self._stream(request, message, calls, tokens, start)
         reply = web.json_response({
             "id": "chatcmpl-scripted", "object": "chat.completion", "created": 0, "model": self.model,
             "choices": [{"index": 0, "message": message, "finish_reason": "tool_calls" if calls else "stop"}],
@@ -108,6 +128,26 @@ class ScriptedServer:
         self.completions += 1
         self.server_seconds += time.perf_counter() - start
         return reply
+
+
+    async def _stream(self, request: web.Request, message: dict[str, Any], calls: list[dict[str, Any]], tokens: int,
+                      start: float) -> web.StreamResponse:
+        head = {"id": "chatcmpl-scripted", "object": "chat.completion.chunk", "created": 0, "model": self.model}
+        delta: dict[str, Any] = {"role": "assistant", "content": message["content"]}
+        if calls:
+            delta["tool_calls"] = [{"index": i, **c} for i, c in enumerate(calls)]
+        events = [{**head, "choices": [{"index": 0, "delta": delta, "finish_reason": None}]},
+                  {**head, "choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls" if calls else "stop"}],
+                   "usage": {"prompt_tokens": 100, "completion_tokens": tokens, "total_tokens": 100 + tokens}}]
+        response = web.StreamResponse(headers={"Content-Type": "text/event-stream"})
+        await response.prepare(request)
+        for event in events:
+            await response.write(f"data: {json.dumps(event)}\n\n".encode())
+        await response.write(b"data: [DONE]\n\n")
+        await response.write_eof()
+        self.completions += 1
+        self.server_seconds += time.perf_counter() - start
+        return response
 
 
 def _demo(port: int) -> None:

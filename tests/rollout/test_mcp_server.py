@@ -7,7 +7,6 @@ import asyncio
 import socket
 import subprocess
 import sys
-import time
 
 import pytest
 from planshape.validators.travelplanner.agent.tools import TOOL_SCHEMAS
@@ -61,18 +60,24 @@ def free_port() -> int:
 def test_streamable_http(toolbox):
     port = free_port()
     server = subprocess.Popen([*COMMAND, "--transport", "http", "--port", str(port)],
-                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-                break
-            except OSError:
-                assert server.poll() is None, server.stderr.read().decode()
-                assert time.monotonic() < deadline, "the MCP server did not start"
-                time.sleep(0.05)
+        line = server.stderr.readline()  # said once the port is bound: connections queue from then on
+        assert f"serving at http://127.0.0.1:{port}/mcp" in line, line + server.stderr.read()
         check(*asyncio.run(exercise(f"http://127.0.0.1:{port}/mcp")), toolbox)
     finally:
         server.terminate()
         server.wait(timeout=10)
+
+
+def test_a_busy_port_is_a_clear_error_before_anything_says_it_serves():
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        done = subprocess.run([*COMMAND, "--transport", "http", "--port", str(port)], capture_output=True, text=True,
+                              timeout=120)
+    assert done.returncode == 2
+    assert f"127.0.0.1:{port}/mcp" not in done.stdout + done.stderr  # no "serving at" line for a server not serving
+    assert (f"planshape mcp: error: cannot serve MCP on 127.0.0.1:{port} (Address already in use); the port is in "
+            "use: pick another --port") in done.stderr

@@ -110,10 +110,12 @@ def report_code(plan: dict) -> str:
 
 def test_text_mode_parses_tool_call_blocks(tmp_path, sample_world, toolbox):
     queries, records, plans = sample_world
-    write_jsonl(queries, records[:2])
+    write_jsonl(queries, records[:3])
     turns = {records[0]["query"]: [{"tool_calls": [("search_flights", json.dumps(FLIGHT))]},
                                    {"content": answer(plans[0])}],
-             records[1]["query"]: [{"tool_calls": [("get_cities", "{oops")]}, {"content": answer(plans[1])}]}
+             records[1]["query"]: [{"tool_calls": [("get_cities", "{oops")]}, {"content": answer(plans[1])}],
+             records[2]["query"]: [{"tool_calls": [("get_cities", json.dumps("x" * 5000))]},
+                                   {"content": answer(plans[2])}]}
     run = tmp_path / "run"
     with ScriptedServer(model(turns)) as server:
         assert rollout(queries, server, run, "--tool-format", "text") == 0
@@ -121,8 +123,13 @@ def test_text_mode_parses_tool_call_blocks(tmp_path, sample_world, toolbox):
     first = rows[0]["transcript"]
     assert [m["role"] for m in first] == ["user", "assistant", "user", "assistant"]
     assert first[2]["content"] == f"<tool_response>\n{toolbox.call('search_flights', FLIGHT)}\n</tool_response>"
-    assert rows[1]["transcript"][2]["content"].startswith("<tool_response>\nError: unknown tool ''")
-    assert [r["plan"] for r in rows] == [plans[0], plans[1]] and rows[0]["score"]["success"]
+    # A block that is no call is answered with the reason, as a bad native call is (never "unknown tool ''").
+    assert rows[1]["transcript"][2]["content"] == ("<tool_response>\nError: the tool call is not valid JSON "
+                                                   "(Expecting property name enclosed in double quotes at character "
+                                                   "37)\n</tool_response>")
+    assert rows[2]["transcript"][2]["content"] == ("<tool_response>\nError: the tool call is longer than 4096 "
+                                                   "characters\n</tool_response>")
+    assert [r["plan"] for r in rows] == plans[:3] and rows[0]["score"]["success"]
 
 
 def test_samples_give_per_sample_files_and_pass_at_k(tmp_path, sample_world):
@@ -171,8 +178,9 @@ def test_start_up_mistakes_fail_before_any_trajectory(tmp_path, sample_world, ca
         assert rollout(queries, server, tmp_path / "c", "--split", "train") == 2
         assert "that split has 45 queries" in capsys.readouterr().err
         assert rollout(queries, server, tmp_path / "d", "--max-turns", "3") == 0
-        assert rollout(queries, server, tmp_path / "d", "--max-turns", "4") == 2
-        assert "holds a run with other settings" in capsys.readouterr().err
+        assert rollout(queries, server, tmp_path / "d", "--max-turns", "4", "--mode", "strict") == 2
+        assert ("holds a run with other settings (metrics_mode: \"official\" in the run, \"strict\" now; "
+                "settings.max_turns: 3 in the run, 4 now)") in capsys.readouterr().err
     assert main(["rollout", str(queries), "--base-url", "http://127.0.0.1:9/v1", "--model", "m", "-o",
                  str(tmp_path / "e"), *FAST]) == 2
     assert "cannot reach http://127.0.0.1:9/v1" in capsys.readouterr().err

@@ -2,8 +2,8 @@
 extra place, an extra day), or restates a true thing differently. Shared by the official-verdict replay
 (``test_official_replay.py``) and the property test of issue 16's rules (``test_claims_properties.py``).
 
-Only the plan text and public store lookups are used, so the pre-change checker can replay the same
-plans (that is how ``data/official_verdicts.json`` was made).
+Only the plan text and public store lookups are used, and the plans are plain JSON, so the upstream evaluator
+can be run on the same plans (``upstream/record.py`` writes its verdicts to ``data/upstream_verdicts.json``).
 """
 
 from __future__ import annotations

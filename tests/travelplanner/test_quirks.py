@@ -338,12 +338,13 @@ def test_two_places_at_once(database, train):
     # Day 1's dinner moved to breakfast: in Rockford, though the flight from St. Petersburg lands at 17:04.
     plan = rockford(edits={(0, "breakfast"): ROCKFORD_PLAN[0]["dinner"], (0, "dinner"): "-"})
     reason = _closed_by(plan, ROCKFORD, database, "two_places_at_once", "is_valid_information_in_current_city")
-    assert "before flight F3573659 lands at 17:04" in reason
+    assert "the breakfast Coco Bambu, Rockford (06:00-10:30, 30 min) cannot fit" in reason
+    assert "flight F3573659 from St. Petersburg to Rockford, which leaves at 15:40 and lands at 17:04" in reason
     query, gold = train[2]  # Las Vegas -> Stockton; home on day 3 by a flight leaving Stockton at 13:42
     plan = copy.deepcopy(gold)
     plan[2]["dinner"], plan[2]["lunch"] = plan[2]["lunch"], "-"  # lunch moved to after the flight has left
-    assert "after flight" in _closed_by(plan, query, database, "two_places_at_once",
-                                        "is_valid_information_in_current_city")
+    reason = _closed_by(plan, query, database, "two_places_at_once", "is_valid_information_in_current_city")
+    assert "No schedule fits day 3 (Q19): the dinner" in reason and "leaves Stockton at 13:42" in reason
 
 
 def test_day_trip_any_distance(database, train):
@@ -403,8 +404,9 @@ def test_two_places_at_once_across_midnight():
                                   "Arrival Time: 11:15", lunch="-", dinner="-")
     # Day 2's breakfast (until 10:30) is eaten while the flight of day 1 is still in the air.
     reason = _closed_by(plan, SAMPLE_Q, store, "two_places_at_once", "is_valid_information_in_current_city")
-    assert "The breakfast in day 2 (The Copper Kettle, Lindenfield) closes at 10:30, before flight F9000199 of " \
-           "day 1 lands at 11:15 (Q19)." == reason
+    assert reason == ("No schedule fits day 2 (Q19): the breakfast The Copper Kettle, Lindenfield (06:00-10:30, 30 "
+                      "min) cannot fit: the day starts at 12:15, when day 1's flight F9000199 from Harborview to "
+                      "Lindenfield lands at 11:15 (60 min to leave the airport).")
     plan[1]["breakfast"] = "-"  # no breakfast: lunch (from 11:00 to 15:00) after landing is possible
     plan[1]["lunch"], plan[1]["dinner"] = plan[1]["dinner"], plan[1]["lunch"]
     assert "is_valid_information_in_current_city" not in {

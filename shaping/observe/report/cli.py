@@ -58,7 +58,7 @@ def facts(summary: LogSummary) -> dict[str, Any]:
     steps = summary.step_numbers()
     last = summary.steps[int(steps[-1])]
     monitor = summary.monitor()
-    described = next((h.get("describe") for h in summary.headers if h.get("describe")), {}) or {}
+    described: dict[str, Any] = next((h["describe"] for h in summary.headers if h.get("describe")), {})
     out = {"steps": f"{int(steps[0])}–{int(steps[-1])} ({len(steps)} scored)",
            "samples": sum(s.samples for s in summary.steps.values()),
            "processes (log files)": len(summary.headers), "unreadable lines skipped": summary.skipped,

@@ -113,7 +113,7 @@ class LogSummary:
         s.samples += 1
         s.reward += row.get("reward") or 0.0
         for name, value in (row.get("components") or {}).items():
-            s.components[name] += value or 0.0
+            s.components[name] += value or 0.0  # type: ignore[assignment]  # a Counter of float sums
         s.codes[row.get("verdicts") or NOT_CHECKED] += 1
         if row.get("success") is not None:
             s.success_seen += 1
@@ -185,7 +185,7 @@ class LogSummary:
     def reward(self) -> dict[str, np.ndarray]:
         names = sorted({n for s in self.steps.values() for n in s.components})
         out = {"reward": self._series(lambda s: s.reward / s.samples)}
-        out.update({n: self._series(lambda s, n=n: s.components[n] / s.samples) for n in names})
+        out.update({n: self._series(_share("components", n)) for n in names})
         return out
 
     def monitor(self) -> dict[str, np.ndarray]:
@@ -198,13 +198,13 @@ class LogSummary:
                "strict_pass": self._series(lambda s: s.strict / s.strict_seen if s.strict_seen
                                            else s.components["pass"] / s.samples)}
         for rule in sorted({r for s in self.steps.values() for r in s.rules}):
-            out[f"exploit/{rule}"] = self._series(rate(lambda s, r=rule: s.rules[r]))
+            out[f"exploit/{rule}"] = self._series(rate(_count("rules", rule)))
         return out
 
     def failures(self) -> dict[str, np.ndarray]:
         """The share of each failure category per step."""
         names = sorted({n for s in self.steps.values() for n in s.failures})
-        return {n: self._series(lambda s, n=n: s.failures[n] / s.samples) for n in names}
+        return {n: self._series(_share("failures", n)) for n in names}
 
     def planpo(self) -> dict[str, np.ndarray]:
         """Per advantage step, under the trainers' names (``adv_e_mean``, ``turns_max``, ...) and the same names
@@ -335,3 +335,13 @@ def _add(summary: LogSummary, line: bytes) -> None:
         summary.skipped += 1
     else:
         summary.add(row)
+
+
+def _count(counter: str, name: str) -> Callable[[_Step], int]:
+    """A step's count of ``name`` in its ``counter`` (``rules``, ``failures``, ``components``)."""
+    return lambda s: getattr(s, counter)[name]
+
+
+def _share(counter: str, name: str) -> Callable[[_Step], float]:
+    """That count per sample of the step."""
+    return lambda s: getattr(s, counter)[name] / s.samples

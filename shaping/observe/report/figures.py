@@ -84,7 +84,7 @@ def failure_groups(summary: LogSummary) -> Figure:
     failures = summary.failures()
     checks = [v for k, v in failures.items() if ":" in k or k == "hard_not_run"]
     if checks:
-        _line(ax, steps, sum(checks), "failure:checks", "a check failed", marker=".", linewidth=2)
+        _line(ax, steps, np.sum(checks, axis=0), "failure:checks", "a check failed", marker=".", linewidth=2)
     for name, series in failures.items():
         if ":" not in name and name != "hard_not_run":  # pass, no_answer, schema, error, timeout, crash
             _line(ax, steps, series, f"failure:{name}", name, marker=".")

@@ -18,7 +18,7 @@ from openrlhf.trainer.ray.vllm_engine import _load_agent_executor
 from openrlhf_harness import ScriptedEngine, forward_pass, launch, sampling_params, split_job
 from planshape.adapters.openrlhf import CONFIG_ENV, SETUP_HOOK
 from planshape.adapters.openrlhf.advantages import STEP, patch_openrlhf
-from planshape.adapters.openrlhf.check import parse_launch
+from planshape.adapters.openrlhf.check import check_launch, parse_launch
 from planshape.adapters.openrlhf.config import RAY_SETUP_HOOK_ENV
 from planshape.shaping.facade import ConfigError, Shaper
 from test_openrlhf_tools import FLIGHTS, HOTELS, PROMPT
@@ -98,16 +98,18 @@ def make_trainer(args, tokenizer):
     return trainer
 
 
-def expected_advantages(shaper, scripts, responses, step):
+def expected_advantages(shaper, scripts, responses, step, penalty=None):
     """The core's result, built independently of the wrapper: masks from the executor's action ranges (shifted
-    as OpenRLHF aligns them with next-token log-probs), rewards scored from the scripted final turns."""
+    as OpenRLHF aligns them with next-token log-probs), rewards scored from the scripted final turns;
+    ``penalty(i, reward)``: the reward of trajectory ``i`` after a trainer setting's penalty."""
     width = max(len(r["observation_tokens"]) - 1 for r in responses)
     mask = torch.zeros(len(responses), width, dtype=torch.long)
     for row, response in enumerate(responses):
         for start, end in response["action_ranges"]:
             mask[row, start - 1:end - 1] = 1
     scored = shaper.score_batch([turns[-1] for turns, _ in scripts], [q for _, q in scripts], step)
-    result = shaper.advantages(torch.tensor([s.reward for s in scored]), mask, [i // N for i in range(len(scripts))],
+    rewards = [s.reward if penalty is None else penalty(i, s.reward) for i, s in enumerate(scored)]
+    result = shaper.advantages(torch.tensor(rewards), mask, [i // N for i in range(len(scripts))],
                                step, [s.success for s in scored])
     return result, scored
 
@@ -194,3 +196,79 @@ def test_total_steps_is_checked_against_the_trainers_global_steps(hooked, tokeni
     with pytest.raises(ConfigError, match="runs 300 optimizer steps"):
         build(45)  # the config says total_steps 500
     build(80)  # ceil(80 / 16) x 100 = 500
+
+
+# ---------------------------------------------------- OpenRLHF's reward settings: honoured or refused (issue 30)
+
+
+def trained(samples, args, tokenizer):
+    """Advantages and rewards by trajectory after one real ``train_step`` at step 0."""
+    trainer = make_trainer(args, tokenizer)
+    trainer.train_step(samples, 0)
+    rows = {i: (e, r) for e in trainer.actor_model_group.appended for r, i in enumerate(e.index)}
+    return ({i: e.advantages[r] for i, (e, r) in rows.items()}, {i: e.rewards[r].item() for i, (e, r) in rows.items()})
+
+
+def assert_written(advantages, expected):
+    for i, row in advantages.items():
+        assert torch.equal(row, expected.tokens[i, :row.shape[0]]), i
+
+
+def test_the_overlong_penalty_reaches_the_advantages(hooked, scripts, rollout_samples, tokenizer, tmp_path):
+    """DAPO's overlong penalty (OpenRLHF ``--reward.overlong_buffer_len``): -min(len - (max_new - buffer), buffer)
+    / buffer x factor on each response longer than max_new - buffer, and PlanPO estimates from that reward."""
+    responses, samples = rollout_samples
+    lengths = [int(s.response_length.item()) for s in samples]
+    buffer, factor = 16, 2.0
+    max_new = sorted(lengths)[len(lengths) // 2] + buffer  # the longer half of the trajectories is over
+    args = trainer_args(tmp_path, "--reward.overlong_buffer_len", str(buffer),
+                        "--reward.overlong_penalty_factor", str(factor))
+    args.rollout.max_new_tokens = max_new
+
+    def dapo(i: int, reward: float) -> float:
+        over = min(lengths[i] - (max_new - buffer), buffer)
+        return reward - over / buffer * factor if over > 0 else reward
+
+    advantages, rewards = trained(samples, args, tokenizer)
+    expected, scored = expected_advantages(hooked, scripts, responses, 0, dapo)
+    plain, _ = expected_advantages(hooked, scripts, responses, 0)
+    assert sum(dapo(i, s.reward) != s.reward for i, s in enumerate(scored)) >= 2  # the penalty bites
+    assert rewards == pytest.approx({i: dapo(i, s.reward) for i, s in enumerate(scored)})
+    assert not torch.equal(expected.tokens, plain.tokens)  # and changes what the policy is trained on
+    assert_written(advantages, expected)
+
+
+def test_the_stop_properly_penalty_reaches_the_advantages(hooked, scripts, rollout_samples, tokenizer, tmp_path):
+    """ProRL's penalty (``--reward.stop_properly_penalty_coef c``): a truncated response's reward times c."""
+    responses, _ = rollout_samples
+    cut = {1, 5}  # vLLM's finish_reason "length" for these two trajectories
+    samples = [SamplesGenerator._process_response_into_experience(None, {**r, "truncated": i in cut}, max_len=100_000)
+               for i, r in enumerate(responses)]
+    args = trainer_args(tmp_path, "--reward.stop_properly_penalty_coef", "0.25")
+    advantages, rewards = trained(samples, args, tokenizer)
+    expected, scored = expected_advantages(hooked, scripts, responses, 0, lambda i, r: r * 0.25 if i in cut else r)
+    assert all(scored[i].reward > 0 for i in cut)  # the penalty changes these rewards
+    assert rewards == pytest.approx({i: s.reward * (0.25 if i in cut else 1) for i, s in enumerate(scored)})
+    assert_written(advantages, expected)
+
+
+def test_the_reward_clip_range_bounds_every_advantage(hooked, scripts, rollout_samples, tokenizer, tmp_path):
+    """``--reward.clip_range LOW HIGH`` bounds OpenRLHF's group-normalised reward, which under group_norm is every
+    token's advantage: planshape's advantages are bounded the same way, and only where the mask is on."""
+    responses, samples = rollout_samples
+    advantages, _ = trained(samples, trainer_args(tmp_path, "--reward.clip_range", "-0.3", "0.5"), tokenizer)
+    expected, _ = expected_advantages(hooked, scripts, responses, 0)
+    on = expected.tokens != 0
+    assert (expected.tokens[on] < -0.3).any() and (expected.tokens[on] > 0.5).any()  # the bounds bite both ways
+    for i, row in advantages.items():
+        want = expected.tokens[i, :row.shape[0]]
+        assert torch.equal(row, torch.where(want != 0, want.clamp(-0.3, 0.5), want)), i
+
+
+def test_reward_normalisation_is_refused_at_start_up_and_by_the_check(hooked, curriculum_config, tokenizer, tmp_path):
+    """``--reward.normalize_enable`` normalises a reward model's scores; a planshape run has no reward model."""
+    with pytest.raises(ConfigError, match="--reward.normalize_enable"):
+        make_trainer(trainer_args(tmp_path, "--reward.normalize_enable"), tokenizer)
+    _, argv = split_job(launch("planpo.sh", tmp_path))
+    report = check_launch([*argv, "--reward.normalize_enable"], curriculum_config)
+    assert any("--reward.normalize_enable" in e for e in report.errors), report.errors

@@ -72,4 +72,4 @@ def test_the_agent_step_under_fuzzed_turns(stage1_config, monkeypatch, passing):
 
 def test_a_deeply_nested_tool_call_is_answered_not_raised():
     calls = parse_tool_calls("<tool_call>" + "[" * 100_000 + "</tool_call>", 8)
-    assert calls == [("", "[" * 200)]  # over the block cap: answered with an error, the block shown clipped
+    assert [c.error for c in calls] == ["the tool call is longer than 4096 characters"]  # answered with that error

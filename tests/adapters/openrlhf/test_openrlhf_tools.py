@@ -14,7 +14,7 @@ from openrlhf.trainer.ray.vllm_engine import _load_agent_executor
 from openrlhf_harness import ScriptedEngine, sampling_params
 from planshape.adapters.openrlhf import CONFIG_ENV
 from planshape.shaping.advantages.turns import turn_spans
-from planshape.shaping.facade import Shaper, parse_tool_calls
+from planshape.shaping.facade import Shaper, TextCall, parse_tool_calls
 
 PROMPT = "<|im_start|>user\nPlan my trip.<|im_end|>\n<|im_start|>assistant\n"
 
@@ -92,6 +92,7 @@ def test_malformed_calls_get_an_error_back_and_the_episode_goes_on(executor, tok
     out, engine = episode(executor, tokenizer, turns, query)
     text = tokenizer.decode(out["observation_tokens"])
     assert text.count("<tool_response>\nError: ") == 3
+    assert "Error: the tool call is not valid JSON (Expecting property name" in text  # the real reason, as in native
     assert engine.calls == 4 and out["reward"] == 5.0
 
 
@@ -119,8 +120,9 @@ def test_each_trajectory_has_its_own_environment(executor, tokenizer, passing):
 @pytest.mark.parametrize("text,expected", [
     ("no call", []),
     ('<tool_call>{"name": "calculator", "arguments": {"expression": "1+1"}}</tool_call>',
-     [("calculator", {"expression": "1+1"})]),
-    ("<tool_call>[1, 2]</tool_call>", [("", "[1, 2]")]),
+     [TextCall("calculator", {"expression": "1+1"})]),
+    ("<tool_call>[1, 2]</tool_call>",
+     [TextCall(error='a tool call is a JSON object {"name": ..., "arguments": {...}}, got an array')]),
     ("<tool_call>" * 3, []),
 ])
 def test_tool_call_parsing_never_raises(text, expected):

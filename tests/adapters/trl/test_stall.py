@@ -35,6 +35,8 @@ def test_a_stuck_check_costs_its_sample_not_the_step(stall_plugin, tokenizer, sa
     start = time.perf_counter()
     rewards = trainer._calculate_rewards(inputs, ["plan"] * 4, completions, [[0]] * 4)
     took = time.perf_counter() - start
+    # wall clock (a timeout): two budgets (TRL scores its rows one after another), plus 1.5 s for the other rows
+    # and a loaded machine; unstopped, the probe would hold the step for 60 s
     assert took < 2 * BUDGET + 1.5, took
     assert rewards[:, 0].tolist() == [5.0, 0.0, 0.0, 5.0]  # the others as without the stuck ones (stage 1)
     assert trainer._pending_extra_logs[FAILURE_COLUMN][-4:] == [PASSED, "timeout", "timeout", PASSED]

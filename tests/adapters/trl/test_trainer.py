@@ -175,3 +175,37 @@ def test_start_up_errors_name_the_fix(shaper, tokenizer, sample_records, tmp_pat
     with pytest.raises(ConfigError, match="scale_rewards='batch'"):
         make_trainer(PlanPOTrainer, grpo, tokenizer, sample_records, tmp_path,
                      reward_funcs=[PlanshapeReward(grpo)], scale_rewards="batch")
+
+
+# ------------------------------------------------- TRL's reward settings: honoured or refused (issue 30)
+
+
+def test_truncated_completions_are_left_out_of_the_loss_and_kept_in_their_group(shaper, tokenizer, sample_records,
+                                                                                 sample_rollouts, tmp_path):
+    """``mask_truncated_completions=True``: TRL zeroes a truncated completion's mask; its advantages are then 0, and
+    its reward still counts in its group's statistics, as TRL's own advantages count it."""
+    from planshape.adapters.trl.trainer import PlanPOTrainer
+
+    cls = recording(scripted(PlanPOTrainer, sample_rollouts, G), "batches")
+    trainer = make_trainer(cls, shaper, tokenizer, sample_records, tmp_path, mask_truncated_completions=True,
+                           max_completion_length=400)
+    trainer.train()
+    batch = trainer.batches[0]
+    out = batch["output"]
+    mask = out["completion_mask"] * out["tool_mask"]
+    cut = mask.sum(dim=1) == 0
+    assert 0 < int(cut.sum()) < len(cut)  # some completions were truncated, not all
+    assert not out["advantages"][cut].any()
+    rewards = batch["rewards_per_func"][:, 0].double().numpy()
+    expected, _ = expected_planpo(rewards, rewards >= 5.0 - 1e-6, mask, batch["step"])
+    torch.testing.assert_close(out["advantages"].double(), expected, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("scale_rewards", ["none", "batch"])
+def test_planpo_refuses_trls_reward_scaling(shaper, tokenizer, sample_records, tmp_path, scale_rewards):
+    """PlanPO normalises with its own options; TRL's ``scale_rewards`` would be ignored, so it is refused."""
+    from planshape.adapters.trl.trainer import PlanPOTrainer
+    from planshape.shaping.facade import ConfigError
+
+    with pytest.raises(ConfigError, match="estimator_options.norm"):
+        make_trainer(PlanPOTrainer, shaper, tokenizer, sample_records, tmp_path, scale_rewards=scale_rewards)

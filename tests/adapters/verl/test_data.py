@@ -32,7 +32,9 @@ def prepared(shared_dir, tmp_path_factory):
     done = _prepare(str(shared_dir / "train.csv"), "-o", str(out), "--val-size", "9", "--seed", "3")
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.splitlines() == [f"train: 36 rows -> {out / 'train.parquet'}",
-                                        f"val: 9 rows -> {out / 'val.parquet'}"]
+                                        f"val: 9 rows -> {out / 'val.parquet'}",
+                                        f"load: data.train_files={out / 'train.parquet'} "
+                                        f"data.val_files={out / 'val.parquet'}"]
     return out
 
 

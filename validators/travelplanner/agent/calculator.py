@@ -142,8 +142,8 @@ def calculate(expression: str) -> float:
         raise CalculatorError("the expression is empty")
     parser = _Parser(_tokens(expression))
     value = parser.expression()
-    if parser.peek() is not None:
-        raise CalculatorError(f"unexpected '{parser.peek()[1]}' after a complete expression")
+    if (rest := parser.peek()) is not None:
+        raise CalculatorError(f"unexpected '{rest[1]}' after a complete expression")
     return value
 
 

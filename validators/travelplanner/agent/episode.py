@@ -42,9 +42,9 @@ def run_episode(policy: Policy, query: Any, tools: ToolBox, scorer: Scores | Non
     episode ends at an answer or after ``max_turns`` turns (then it has no answer and scores 0).
     """
     episode = Episode()
-    script = iter(policy) if not callable(policy) else None
+    script = None if callable(policy) else iter(policy)
     while episode.turns < max_turns:
-        action = next(script, None) if script is not None else policy(episode.transcript)
+        action = next(script, None) if script is not None else policy(episode.transcript)  # type: ignore[operator]  # callable here
         if action is None:
             break
         episode.turns += 1

@@ -9,6 +9,9 @@ Needs the ``serve`` extra (``pip install 'planshape[serve]'``).
 from __future__ import annotations
 
 import asyncio
+import errno
+import os
+import socket
 from typing import Any
 
 import mcp_types as types
@@ -51,9 +54,24 @@ def serve_stdio(tools: ToolBox, version: str = "") -> None:
     asyncio.run(_serve_stdio(build_server(tools, version)))
 
 
-def serve_http(tools: ToolBox, host: str = "127.0.0.1", port: int = 8765, version: str = "") -> None:
-    """Serve streamable HTTP at ``http://HOST:PORT/mcp`` until interrupted."""
+def listen(host: str = "127.0.0.1", port: int = 8765) -> socket.socket:
+    """The listening socket for ``serve_http``, bound before anything says it serves: a port in use or a host
+    this machine does not have is a ``ValueError`` that says what to change."""
+    if not 0 <= port <= 65535:
+        raise ValueError(f"--port must be in 0-65535, got {port}")
+    try:
+        family = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0][0]
+        return socket.create_server((host, port), family=family)
+    except OSError as exc:
+        why = os.strerror(exc.errno) if isinstance(exc.errno, int) and exc.errno > 0 else exc.strerror or str(exc)
+        what = "the port is in use: pick another --port" if exc.errno == errno.EADDRINUSE else "check --host and --port"
+        raise ValueError(f"cannot serve MCP on {host}:{port} ({why}); {what}") from None
+
+
+def serve_http(tools: ToolBox, sock: socket.socket, host: str = "127.0.0.1", version: str = "") -> None:
+    """Serve streamable HTTP at ``http://HOST:PORT/mcp`` on ``sock`` (from ``listen(host, ...)``) until
+    interrupted; ``host`` is the name it was bound by (a loopback name turns on DNS-rebinding protection)."""
     import uvicorn
 
     app = build_server(tools, version).streamable_http_app(streamable_http_path=HTTP_PATH, host=host)
-    uvicorn.run(app, host=host, port=port, log_level="warning")
+    uvicorn.Server(uvicorn.Config(app, log_level="warning")).run(sockets=[sock])

@@ -149,7 +149,8 @@ class ToolBox:
         if not rows:
             return f"There is no {table[:-1]} in {c}."
         columns = CITY_COLUMNS[table]
-        return _table(columns.keys(), [tuple(getattr(r, f) for f in columns.values()) for r in rows], self.max_chars)
+        cells = [tuple(getattr(r, f) for f in columns.values()) for r in rows]
+        return _table(list(columns.keys()), cells, self.max_chars)
 
     def search_accommodations(self, city: Any) -> str:
         return self._in_city("accommodations", city)
@@ -197,12 +198,18 @@ class ToolBox:
         text = clip(self._call(name, arguments), self.max_chars)
         return text if is_unicode(text) else text.encode("utf-8", "replace").decode("utf-8")
 
-    def call_turn(self, calls: Sequence[tuple[Any, Any]], max_calls: int) -> list[str]:
-        """One assistant turn's ``(name, arguments)`` calls answered in order: past ``max_calls`` each gets an error
-        saying it was not run, so the model learns the limit instead of losing calls silently."""
-        return [self.call(name, arguments) if i < max_calls else
-                f"Error: at most {max_calls} tool calls per turn; this one was not run"
-                for i, (name, arguments) in enumerate(calls)]
+    def refuse(self, reason: str) -> str:
+        """A call not run, answered as a bad call is: ``Error: reason`` within ``max_chars``."""
+        return clip(f"Error: {reason}", self.max_chars)
+
+    def call_turn(self, calls: Sequence[Any], max_calls: int) -> list[str]:
+        """One assistant turn's calls answered in order: each has ``name`` and ``arguments`` (a native call), and
+        a text block that is no call also its ``error`` (``tool_calls.TextCall``), answered with that reason. Past
+        ``max_calls`` each gets an error saying it was not run, so the model learns the limit instead of losing
+        calls silently."""
+        return [self.refuse(f"at most {max_calls} tool calls per turn; this one was not run") if i >= max_calls
+                else self.refuse(error) if (error := getattr(call, "error", None)) is not None
+                else self.call(call.name, call.arguments) for i, call in enumerate(calls)]
 
     def _call(self, name: Any, arguments: Any) -> str:
         try:

@@ -14,11 +14,12 @@ from ..text import NO_MORE_DAYS, flight_number, modes_named
 from .place_form import city_form_failure, place_form_failure
 from .stated_values import stated_value_failure
 from .trip import DAY_KEYS, MEALS, NEW, Outcome, Seen, Trip, day_leg, filled
-from .whereabouts import DAY_TRIP_KM, day_trip_reach, overnight_failure, presence_failure
+from .trip_timeline import timeline_failure
+from .whereabouts import DAY_TRIP_KM, day_trip_reach
 
 
 def is_reasonable_visiting_city(trip: Trip) -> Outcome:
-    q, cities = trip.query, []
+    q, cities = trip.query, list[str]()
     for i, unit in enumerate(trip.days):
         text = unit["current_city"]
         ended = cities[-1] if cities else None
@@ -58,7 +59,7 @@ def _current_city_form(trip: Trip, text: str) -> str | None:
         failure = city_form_failure(trip, text)
         return f"names more than one city: {failure}" if failure else None
     origin, destination = trip.from_to(text)
-    if f"from {origin} to {destination}" != text:
+    if origin is None or destination is None or f"from {origin} to {destination}" != text:
         return f"says more than 'from A to B': {text!r}"
     failure = city_form_failure(trip, origin) or city_form_failure(trip, destination)
     return f"names more than two cities: {failure}" if failure else None
@@ -217,10 +218,6 @@ def is_valid_information_in_current_city(trip: Trip) -> Outcome:
             failure = _transport_in_city(trip, i, text, unit["transportation"], cities)
             if failure:
                 return False, failure
-        if not trip.mode.two_places_at_once and (
-                (isinstance(cities, list) and len(cities) == 2 and (failure := presence_failure(trip, i, unit, cities)))
-                or (i > 0 and (failure := overnight_failure(trip, i, unit)))):
-            return False, f"{failure[:-1]} (Q19)."
         for meal in MEALS:
             if meal in unit and trip.filled(unit[meal]) and not _in_cities(trip, unit[meal], cities):
                 return False, _not_in_city(trip, f"The {meal} in day {i + 1} is invalid city choice.", unit[meal],
@@ -245,6 +242,8 @@ def is_valid_information_in_current_city(trip: Trip) -> Outcome:
             if not _in_cities(trip, stay, last):
                 return False, _not_in_city(trip, f"The accommodation in day {i + 1} is invalid city choice.", stay,
                                            last)
+    if not trip.mode.two_places_at_once and (failure := timeline_failure(trip)):
+        return False, f"No schedule fits {failure}."
     return True, "Every item is in the day's city."
 
 
@@ -414,7 +413,7 @@ def _no_attraction(trip: Trip, value: Any) -> bool:
 
 
 def _visiting_city_number(trip: Trip) -> bool:
-    q, cities = trip.query, set()
+    q, cities = trip.query, set[str]()
     for i, unit in enumerate(trip.days):
         text = unit["current_city"]
         if "from" in text:

@@ -27,11 +27,9 @@ def total_cost(trip: Trip) -> float:
                     if flight is not None:
                         total += flight.price * q.people_number
                 elif "self-driving" in low:
-                    total += ground_cost(trip.store, trip.city(origin), trip.city(destination), "self-driving") \
-                        * vehicles(q.people_number, 5)
+                    total += _charged(trip, origin, destination, "self-driving") * vehicles(q.people_number, 5)
                 elif "taxi" in low:
-                    total += ground_cost(trip.store, trip.city(origin), trip.city(destination), "taxi") \
-                        * vehicles(q.people_number, 4)
+                    total += _charged(trip, origin, destination, "taxi") * vehicles(q.people_number, 4)
         for meal in MEALS:
             if trip.filled(unit[meal]):
                 rows = trip.places("restaurants", unit[meal])
@@ -42,6 +40,15 @@ def total_cost(trip: Trip) -> float:
             if rows:
                 total += rows[0].price * vehicles(q.people_number, rows[0].maximum_occupancy)
     return total
+
+
+def _charged(trip: Trip, origin: str, destination: str, mode: str) -> int:
+    """A ground leg's cost per vehicle; a leg without a usable distance row raises TypeError, where upstream's
+    ``None * vehicles`` raises it (its run stops; here the plan is unevaluable, notes §7)."""
+    cost = ground_cost(trip.store, trip.city(origin), trip.city(destination), mode)
+    if cost is None:
+        raise TypeError(f"no usable distance from {origin} to {destination}: upstream's cost is None")
+    return cost
 
 
 def _priced_flight(trip: Trip, i: int, value: str, origin: str, destination: str):

@@ -24,6 +24,9 @@ class SharedLookups:
         self.source = getattr(store, "source", "?")
         self._memo: dict[tuple, Any] = {}
 
+    def counts(self) -> dict[str, int]:
+        return self.store.counts()
+
     def places(self, table: str, name: str, city: str, exact: bool = False) -> list:
         """The store's answer, not kept here: ``PlanMemo`` keeps place rows per plan item."""
         return self.store.places(table, name, city, exact)

@@ -1,7 +1,8 @@
 """The two checking modes. ``official`` keeps every upstream quirk; ``strict`` closes the exploitable ones.
 
 Each flag is one quirk: Q1-Q10 are those of notes §8, Q11-Q15 were found hunting for reward exploits
-(issue 8), Q16-Q21 checking every claim a plan makes (issue 16); ``docs/modes.md`` holds the table of differences and
+(issue 8), Q16-Q21 checking every claim a plan makes (issue 16; Q19 became a timeline for every day and Q16
+checks the stated cost in issue 28); ``docs/modes.md`` holds the table of differences and
 ``tests/travelplanner/test_quirks.py`` one test per flag.
 """
 
@@ -30,10 +31,10 @@ class Mode:
     route_may_skip_origin: bool = True  # Q13: a route that never leaves or returns to ``org`` can pass
     mixed_transport_words: bool = True  # Q14: one transport string may name several modes
     blank_fields_count: bool = True  # Q15: null, blank or ``;``-only fields count as filled
-    unchecked_stated_values: bool = True  # Q16: a transport's stated times, duration and distance are unread
+    unchecked_stated_values: bool = True  # Q16: a transport's stated times, duration, distance and cost are unread
     several_places_per_field: bool = True  # Q17: a field's text may hold more than the one place checked
     unread_plan_parts: bool = True  # Q18: later days, day numbers and unknown day keys are never read
-    two_places_at_once: bool = True  # Q19: a flight day's meals and sights ignore when the flight leaves/lands
+    two_places_at_once: bool = True  # Q19: no day is timed (strict: one schedule must fit each day, timeline.py)
     day_trip_any_distance: bool = True  # Q20: a stay-day attraction may be any distance away (strict: same state)
     teleport_between_days: bool = True  # Q21: a day may start elsewhere than the day before ended
 

@@ -64,7 +64,7 @@ _short_place_form = lru_cache(maxsize=16384)(_place_form)
 
 def _confirmed(trip: Trip, form: str | tuple[str, str] | None, text: str) -> str | None:
     if form.__class__ is tuple:  # ``(city, state)``: the city file must give that state
-        if trip.store.city_state.get(form[0]) != form[1]:  # type: ignore[index]
+        if trip.store.city_state.get(form[0]) != form[1]:
             return f"{text.strip()!r} carries text after its city that is not the city's state"
         return None
     return form  # type: ignore[return-value]

@@ -33,7 +33,7 @@ class Trip:
     days: list[Any]
     store: SandboxStore
     mode: Mode
-    memo: PlanMemo = field(default=None, compare=False, repr=False)  # type: ignore[assignment] - set in __post_init__
+    memo: PlanMemo = field(default=None, compare=False, repr=False)  # type: ignore[assignment]  # set in __post_init__
     extra: list[Any] = field(default_factory=list, compare=False, repr=False)  # the days after ``query.days``
 
     def __post_init__(self) -> None:

@@ -144,7 +144,7 @@ def check_plan(
     if days is None:
         reason = f"the plan is a {type(plan).__name__}, not a list of days"
         return PlanResult(mode.name, True, _all_fail(commonsense, reason), None, reason)
-    trip = Trip(query, days[: query.days], store, mode, memo, days[query.days :])
+    trip = Trip(query, days[: query.days], store, mode, memo, days[query.days :])  # type: ignore[arg-type]  # None: Trip builds one
 
     verdicts: dict[str, Verdict] = {}
     crashes: list[str] = []

@@ -14,7 +14,9 @@ from typing import Any
 
 from ..checks.modes import Mode, get_mode
 from ..checks.registry import COMMONSENSE, HARD
-from ..checks.trip import MEALS
+from ..checks.timeline import clock
+from ..checks.trip import MEALS, Trip
+from ..checks.trip_timeline import trip_timeline
 from ..checks.verdicts import PlanResult, as_days, check_plan
 from ..plan.answer import OPEN, extract_answer
 from ..plan.formats import gate
@@ -53,6 +55,7 @@ class Explanation:
     gate: str
     result: PlanResult | None = None
     claims: list[Claim] = field(default_factory=list)
+    timeline: list[dict[str, Any]] = field(default_factory=list)  # each day's schedule, or why none fits (Q19)
 
     def to_dict(self) -> dict[str, Any]:
         checks = []
@@ -64,7 +67,8 @@ class Explanation:
                 "final_pass": bool(self.result and self.result.final_pass),
                 "note": self.result.note if self.result else "", "checks": checks,
                 "claims": [{"day": c.day, "field": c.field, "claim": c.claim, "compared_with": c.compared_with,
-                            "checks": list(c.checks)} for c in self.claims]}
+                            "checks": list(c.checks)} for c in self.claims],
+                "timeline": self.timeline}
 
 
 def explain(answer: Any, query: Query | Mapping[str, Any], store: SandboxStore, mode: str | Mode = "strict"
@@ -76,7 +80,22 @@ def explain(answer: Any, query: Query | Mapping[str, Any], store: SandboxStore, 
     if plan is None:
         return Explanation(mode.name, reason)
     result = check_plan(plan, query, store, mode)
-    return Explanation(mode.name, reason, result, claims(plan, query, store, mode))
+    return Explanation(mode.name, reason, result, claims(plan, query, store, mode), timeline(plan, query, store, mode))
+
+
+def timeline(plan: list[Any], query: Query, store: SandboxStore, mode: Mode) -> list[dict[str, Any]]:
+    """Each day's timeline (strict Q19): the schedule found, or the first item that cannot fit and why; the
+    days after the first that does not fit are not shown (their start depends on it)."""
+    if mode.two_places_at_once:
+        return []
+    try:
+        days = trip_timeline(Trip(query, plan[: query.days], store, mode))
+    except Exception as exc:  # noqa: BLE001 - a plan the checks cannot read is described, not raised
+        return [{"day": 0, "schedule": [], "failure": None, "note": f"cannot be timed ({type(exc).__name__})"}]
+    return [{"day": d.number,
+             "schedule": [{"start": clock(s.start), "end": clock(s.end), "what": s.what}
+                          for s in (d.schedule.steps if d.schedule else ())],
+             "failure": d.failure, "note": d.note} for d in days]
 
 
 def _plan(answer: Any) -> tuple[list[Any] | None, str]:
@@ -170,13 +189,13 @@ def _transport(value: str, i: int, query: Query, store: SandboxStore, mode: Mode
             return f"{lead}no flight {number} from {origin} to {destination} on {date or 'any date'}{elsewhere}"
         return (f"{lead}{row.flight_number} {row.origin} to {row.destination} on {row.flight_date}: departs "
                 f"{row.dep_time}, arrives {row.arr_time}, ${row.price:g} a person")
-    row = store.distance(origin, destination)
-    if row is None:
+    leg = store.distance(origin, destination)
+    if leg is None:
         return f"{lead}no distance row from {origin} to {destination}"
     kind = "self-driving" if "self-driving" in value.lower() else "taxi"
     cost = ground_cost(store, origin, destination, kind)
     charged = f"charged ${cost} a {'car' if kind == 'self-driving' else 'taxi'}" if cost is not None else "unusable"
-    return f"{lead}{origin} to {destination}: {row.duration}, {row.distance}; {charged}"
+    return f"{lead}{origin} to {destination}: {leg.duration}, {leg.distance}; {charged}"
 
 
 def render(explanation: Explanation, console: Any) -> None:
@@ -204,3 +223,13 @@ def render(explanation: Explanation, console: Any) -> None:
         table.add_row(str(claim.day), claim.field, claim.claim, claim.compared_with,
                       ", ".join(LABELS.get(k, k) for k in claim.checks))
     console.print(table)
+    if explanation.timeline:
+        days = Table(title="each day's timeline (strict Q19): the schedule found, or why none fits")
+        for column in ("day", "schedule"):
+            days.add_column(column)
+        for day in explanation.timeline:
+            lines = [f"{s['start']}-{s['end']} {s['what']}" for s in day["schedule"]]
+            text = (f"[red]no schedule fits[/red]: {day['failure']}" if day["failure"] else
+                    "\n".join(lines) or f"[dim]{day['note'] or 'nothing to schedule'}[/dim]")
+            days.add_row(str(day["day"]), text)
+        console.print(days)

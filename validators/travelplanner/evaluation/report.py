@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import track
 from rich.table import Table
 
@@ -89,4 +90,5 @@ def print_report(report: dict[str, Any], console: Console | None = None) -> None
                       "(counted as not delivered):", highlight=False)
         for line in unreadable:
             console.print(f"  {line['reason']}", highlight=False, markup=False)
-    console.print(f"mode: [bold]{report['mode']}[/bold]   database: {report['database']}   data: {CITATION}")
+    console.print(f"mode: [bold]{report['mode']}[/bold]   database: {escape(str(report['database']))}   data: "
+                  f"{CITATION}")

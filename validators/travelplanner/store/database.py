@@ -12,6 +12,7 @@ from __future__ import annotations
 import csv
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 from .sandbox import Accommodation, Attraction, Distance, Flight, Restaurant, Sandbox
 
@@ -61,7 +62,7 @@ SPECS: dict[str, tuple[type, list[tuple[str, Callable]]]] = {
 }
 
 
-def read_rows(path: Path, table: str) -> Iterator[tuple]:
+def read_rows(path: Path, table: str) -> Iterator[Any]:
     """Yield typed rows of one table, dropping rows with any missing cell, as upstream's ``dropna()``."""
     row_type, columns = SPECS[table]
     with open(path, newline="", encoding="utf-8") as handle:

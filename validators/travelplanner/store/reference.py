@@ -9,7 +9,7 @@ name is only partly known here; the full database does not have this problem.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..query import literal
@@ -33,7 +33,7 @@ def _header_edges(header: str, names: list[str]) -> list[tuple[str, int]]:
     return [(name, end) for _, end, name in sorted(taken)]
 
 
-def parse_table(text: str, names: list[str] = ()) -> list[dict[str, str]]:
+def parse_table(text: str, names: Sequence[str] = ()) -> list[dict[str, str]]:
     """Rows of a pandas ``to_string()`` table as ``{header: cell}`` dicts (index column dropped).
 
     ``names`` lists the expected column names, so that headers with spaces ("room type") stay whole.

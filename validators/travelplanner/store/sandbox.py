@@ -8,9 +8,9 @@ by city (and flights by number and route), so a lookup scans only one city's row
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import NamedTuple, Protocol
+from typing import Any, NamedTuple, Protocol
 
 from ..text import before_parenthesis
 
@@ -70,7 +70,8 @@ class Distance(NamedTuple):
 class SandboxStore(Protocol):
     """What checks and tools need from a database; the in-memory and on-disk stores both provide it."""
 
-    city_state: Mapping[str, str]
+    @property
+    def city_state(self) -> Mapping[str, str]: ...  # read-only here: a dict attribute provides it
 
     def places(self, table: str, name: str, city: str, exact: bool = False) -> list: ...
     def in_city(self, table: str, city: str) -> list: ...
@@ -81,7 +82,7 @@ class SandboxStore(Protocol):
     def counts(self) -> dict[str, int]: ...
 
 
-def _group(rows: Iterable, key) -> dict[str, list]:
+def _group(rows: Iterable, key: Callable[[Any], Any]) -> dict[Any, list]:
     out: dict[str, list] = {}
     for row in rows:
         out.setdefault(key(row), []).append(row)
@@ -110,11 +111,11 @@ class Sandbox:
     city_state: dict[str, str]
     source: str = "memory"
     _by_city: dict[str, dict[str, list]] = field(init=False, repr=False)
-    _by_name: dict[str, dict[tuple[str, str], list]] = field(init=False, repr=False)
+    _by_name: dict[str, dict[Any, list]] = field(init=False, repr=False)
     _containing: dict[tuple[str, str], dict[str, tuple]] = field(init=False, repr=False)
     _first_flight: dict[str, Flight] = field(init=False, repr=False)
-    _routes: dict[tuple[str, str, str], list[Flight]] = field(init=False, repr=False)
-    _by_route_date: dict[tuple[str, str, str], list[Flight]] = field(init=False, repr=False)
+    _routes: dict[Any, list[Flight]] = field(init=False, repr=False)  # (number, origin, destination)
+    _by_route_date: dict[Any, list[Flight]] = field(init=False, repr=False)  # (origin, destination, date)
     _distance: dict[tuple[str, str], Distance] = field(init=False, repr=False)
 
     def __post_init__(self) -> None:

@@ -24,13 +24,14 @@ import threading
 from collections.abc import Callable, Iterable
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 from .database import FILES, database_paths, load_database, read_city_states, read_distances, read_rows
 from .sandbox import Accommodation, Attraction, Distance, Flight, Restaurant, SandboxStore, containing
 
 FORMAT = "planshape-sandbox-1"
 CACHE_NAME = ".planshape-sandbox.sqlite"
-TABLES = {
+TABLES: dict[str, Any] = {  # table -> its NamedTuple row type
     "restaurants": Restaurant,
     "attractions": Attraction,
     "accommodations": Accommodation,

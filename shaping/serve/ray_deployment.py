@@ -1,0 +1,95 @@
+"""The reward server as a Ray Serve deployment: the same ``Service`` in every replica, behind Ray's HTTP proxy.
+
+Each replica asks for a custom resource (default ``{"planshape_cpu": 1}``), so Ray places scoring only on the
+nodes started with it (``ray start --resources '{"planshape_cpu": 16}'`` on a CPU node group) and never on a
+GPU node of the same VERL or OpenRLHF cluster. Ray does the placement, restarts and load balancing; planshape
+adds no cluster code. Each replica builds its own ``Shaper`` from the config (opening the database once) and
+scores in process (``workers`` 0, the default) or on its own pool of ``workers`` processes.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .auth import Guard
+from .limits import Limits
+
+APP_NAME = "planshape"
+
+
+def _deployment_class() -> Any:
+    from ray import serve
+    from starlette.requests import Request
+    from starlette.responses import Response
+
+    @serve.deployment
+    class PlanshapeReward:
+        """One replica: a ``Service`` over this replica's ``Shaper``."""
+
+        def __init__(self, config: Any, guard: Guard, limits: Limits, step: int, workers: int) -> None:
+            from .routes import Service
+            from .startup import serve_shaper
+
+            self.service = Service(serve_shaper(config, workers), guard, limits, step)
+
+        async def __call__(self, request: Request) -> Response:
+            import json
+
+            from .routes import Call
+            from .wire import BadRequest
+
+            async def read_body(limit: int) -> bytes:
+                chunks, size = [], 0
+                async for chunk in request.stream():
+                    size += len(chunk)
+                    if size > limit:
+                        raise BadRequest(f"the body is over {limit} bytes; this server takes at most {limit} "
+                                         "(--max-body-mb)", 413)
+                    chunks.append(chunk)
+                return b"".join(chunks)
+
+            peer = request.client.host if request.client else None
+            call = Call(request.method, request.url.path, dict(request.query_params), request.headers, peer,
+                        read_body)
+            reply = await self.service.handle(call)
+            if isinstance(reply.body, bytes):
+                return Response(reply.body, reply.status, media_type=reply.content_type)
+            return Response(json.dumps(reply.body), reply.status, media_type="application/json")
+
+        def placement(self) -> dict[str, Any]:
+            """Where Ray put this replica and what it holds (a deployment handle's diagnostic)."""
+            import ray
+
+            return {"replica": serve.get_replica_context().replica_id.unique_id,
+                    "node": ray.get_runtime_context().get_node_id(),
+                    "resources": ray.get_runtime_context().get_assigned_resources()}
+
+        def __del__(self) -> None:
+            service = getattr(self, "service", None)
+            if service is not None:
+                service.close()
+
+    return PlanshapeReward
+
+
+def application(config: Any, guard: Guard, limits: Limits, step: int, replicas: int, resources: dict[str, float],
+                workers: int = 0) -> Any:
+    """The bound Ray Serve application: ``replicas`` replicas, each asking for ``resources`` and
+    ``max(1, workers)`` CPUs."""
+    options = {"num_cpus": max(1, workers), "resources": dict(resources)}
+    return _deployment_class().options(num_replicas=replicas, ray_actor_options=options).bind(
+        config, guard, limits, step, workers)
+
+
+def deploy(config: Any, guard: Guard, limits: Limits, step: int, replicas: int, resources: dict[str, float],
+           host: str, port: int, ray_address: str | None = "auto", workers: int = 0, blocking: bool = False) -> None:
+    """Join the Ray cluster at ``ray_address`` (None: the one this process already started, or a new local
+    one), start Serve's HTTP proxy on ``host:port`` and run the application at ``/``."""
+    import ray
+    from ray import serve
+
+    if not ray.is_initialized():
+        ray.init(address=ray_address)
+    serve.start(http_options={"host": host, "port": port})
+    serve.run(application(config, guard, limits, step, replicas, resources, workers), name=APP_NAME,
+              route_prefix="/", blocking=blocking)

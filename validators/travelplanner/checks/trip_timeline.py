@@ -1,0 +1,245 @@
+"""Strict Q19: each day of a plan as a ``timeline.Day`` built from the database's own times, the clock
+carried from day to day, and the first day no schedule fits.
+
+Times come from the rows the plan names, never from its text: a flight's departure and arrival (an arrival
+earlier than the departure is the next day), a ground leg's duration in the distance table, the distance
+table's duration to a stay day's day-trip city (and back). A day starts at 00:00, or later when the day
+before ran past midnight (a flight landing after it, a drive running into the night); never earlier: every
+day but the last names the night's accommodation, so a drive that left the evening before would state a
+night nobody spent there (no gold plan needs one; the trip's first day starts at 00:00 too). A day whose
+transport the database cannot time (no row, not a canonical string, several modes) is left to Within
+Sandbox, and the next day starts afresh. Items in a city the day cannot reach (another rule's failure: Q1,
+Q12, Q20) are not timed, so each rule names its own failure.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from ..text import clock_minutes, duration_minutes, modes_named, parse_transport
+from . import timeline
+from .timeline import (
+    Day,
+    Item,
+    Move,
+    Schedule,
+    clock,
+    conflict,
+    end_of_day,
+    one_city,
+    solve,
+    too_many,
+    two_cities,
+)
+from .trip import Trip
+from .whereabouts import day_trip
+
+
+@dataclass(frozen=True)
+class TimedDay:
+    """One day's timeline: the ``Day`` solved, and its schedule, or why none fits (``day`` None: not timed)."""
+
+    number: int
+    day: Day | None
+    schedule: Schedule | None
+    failure: str | None
+    note: str = ""
+
+
+def timeline_failure(trip: Trip) -> str | None:
+    """The first day no schedule fits, with the items and times that conflict (None: every day fits)."""
+    ended = 0  # when the day before was over, in minutes after this day's midnight
+    for i, unit in enumerate(trip.days):
+        end = _quick_end(trip, i, unit, ended)
+        if end is NotImplemented:
+            day = _day(trip, i, unit, ended)
+            if isinstance(day, str):
+                ended = 0
+                continue
+            end = end_of_day(day)
+        elif end is UNTIMED:
+            ended = 0
+            continue
+        if end is None:
+            timed = trip_timeline(trip)[-1]  # again, with the schedules the reason names
+            return f"day {timed.number} (Q19): {timed.failure or 'no order fits its items'}"
+        ended = max(end - 1440, 0)  # the night is spent at the day's accommodation: nothing leaves before 00:00
+    return None
+
+
+UNTIMED = -(1 << 40)
+
+
+def _quick_end(trip: Trip, i: int, unit: Any, ended: int) -> Any:
+    """``end_of_day(_day(...))`` read straight from the fields, without building the day (the check's path:
+    most days are a stay or a travel day): ``UNTIMED`` for a day not timed, ``NotImplemented`` for a day
+    with an attraction in a third city (a day trip, or an item another rule fails), left to ``_day``."""
+    if unit.__class__ is not dict or unit.get("current_city").__class__ is not str:
+        return UNTIMED
+    text = unit["current_city"]
+    if "from" not in text:
+        city = trip.city(text)
+        meals, sights = _fields(trip, unit, city, city)
+        if sights is None:
+            return NotImplemented
+        return None if too_many(sights[0]) else one_city(ended, meals[0], sights[0])
+    origin, destination = trip.route(text)
+    move = _transport(trip, i, unit.get("transportation"), origin, destination)
+    if move is None:
+        return UNTIMED
+    meals, sights = _fields(trip, unit, origin, destination)
+    if sights is None or too_many(sights[0] + sights[1]):
+        return None if sights is not None else NotImplemented
+    if move.departs is not None:
+        before = one_city(ended, meals[0], sights[0])
+        if before is None or before > move.departs - timeline.BOARDING:
+            return None
+        return one_city(move.departs + move.minutes + timeline.LANDING, meals[1], sights[1])
+    back = _ground_minutes(trip, destination, origin)
+    in_b = tuple((meal, True) for meal in meals[1]) + tuple((meal, False) for meal in meals[0])
+    return two_cities(ended, in_b, sights[0], sights[1], move.minutes, move.minutes if back is None else back,
+                       origin == destination, True)
+
+
+def _fields(trip: Trip, unit: dict, first: str, second: str) -> tuple[tuple, tuple | None]:
+    """The meals (in window order) and the sight counts of a day's fields in its cities ``first`` and
+    ``second`` (the same city on a stay day): ``(meals in first, in second), (sights in first, in second)``;
+    the sights None when one is elsewhere. A meal elsewhere is another rule's failure, not timed."""
+    city = trip.memo.name_city
+    meals: tuple[list[str], list[str]] = ([], [])
+    for meal in ("breakfast", "lunch", "dinner"):
+        value = unit.get(meal)
+        if value.__class__ is str and value not in ("", "-") and trip.filled(value):
+            there = city(value)[1]
+            if there == first:
+                meals[0].append(meal)
+            elif there == second:
+                meals[1].append(meal)
+    counts = [0, 0]
+    value = unit.get("attraction")
+    if value.__class__ is str and value not in ("", "-") and trip.filled(value):
+        for text in trip.items(value):
+            there = city(text)[1]
+            if there == first:
+                counts[0] += 1
+            elif there == second:
+                counts[1] += 1
+            else:
+                return (), None
+    return (tuple(meals[0]), tuple(meals[1])), tuple(counts)
+
+
+def trip_timeline(trip: Trip) -> list[TimedDay]:
+    """Every day's timeline with the schedule found, up to and including the first day none fits."""
+    out: list[TimedDay] = []
+    ended = 0
+    for i, unit in enumerate(trip.days):
+        day = _day(trip, i, unit, ended)
+        if isinstance(day, str):
+            out.append(TimedDay(i + 1, None, None, None, day))
+            ended = 0
+            continue
+        schedule = solve(day)
+        end = None if schedule is None else schedule.end
+        if end is None:
+            day = day._replace(since=_since(out))
+            out.append(TimedDay(i + 1, day, None, conflict(day)))
+            return out
+        out.append(TimedDay(i + 1, day, schedule, None))
+        ended = max(end - 1440, 0)  # the night is spent at the day's accommodation: nothing leaves before 00:00
+    return out
+
+
+def _since(before: list[TimedDay]) -> str:
+    """Why a day starts when it does, in its own clock (read again, for a failure's reason only)."""
+    if not before:
+        return "the trip starts"
+    last = before[-1]
+    if last.day is None or last.schedule is None:
+        return f"day {last.number} is not timed"
+    steps, end = last.schedule.steps, last.schedule.end - 1440
+    if not steps:
+        return f"day {last.number} is over"
+    step = steps[-1]
+    if step.item is None and step.what.startswith("flight"):
+        return (f"day {last.number}'s {step.what} lands at {clock(step.end - 1440)} ({timeline.LANDING} min to "
+                f"leave the airport)")
+    return f"day {last.number} ends with {step.what} at {clock(end)}"
+
+
+def _day(trip: Trip, i: int, unit: Any, ended: int) -> Day | str:
+    """Day ``i`` to schedule, from ``ended`` (when the day before was over), or why it is not timed."""
+    if unit.__class__ is not dict or unit.get("current_city").__class__ is not str:
+        return "no current city"
+    text = unit["current_city"]
+    items = _items(trip, unit)
+    if "from" in text:
+        origin, destination = trip.route(text)
+        move = _transport(trip, i, unit.get("transportation"), origin, destination)
+        if move is None:
+            return "its transport has no row the database times (Within Sandbox judges it)"
+        if move.departs is not None:
+            return Day(i + 1, ended, "", origin, destination, _within(items, (origin, destination)), (move,))
+        back = _ground_minutes(trip, destination, origin)  # a drive or taxi may go back and forth (gold plans do)
+        moves = (move, Move(move.label, destination, origin, move.minutes if back is None else back))
+        return Day(i + 1, ended, "", origin, destination, _within(items, (origin, destination)), moves)
+    city = trip.city(text)
+    away = [it.city for it in items if it.city != city and it.kind == "attraction"]
+    trip_to = day_trip(trip, city, list(dict.fromkeys(away))) if away else None
+    if trip_to is None:
+        return Day(i + 1, ended, "", city, city, _within(items, (city,)), ())
+    there, going, coming = trip_to
+    moves = (Move("a day trip", city, there, going), Move("a day trip", there, city, coming))
+    return Day(i + 1, ended, "", city, city, _within(items, (city, there)), moves)
+
+
+def _within(items: list[Item], cities: tuple[str, ...]) -> tuple[Item, ...]:
+    """The items the day can reach (another rule fails an item elsewhere: Q1, Q12, Q20)."""
+    return tuple(it for it in items if it.city in cities)
+
+
+def _items(trip: Trip, unit: dict) -> list[Item]:
+    """The day's meals and sights in the plan's order, each with the city its database row is in."""
+    items: list[Item] = []
+    city = trip.memo.name_city
+    for key in FIELDS:
+        value = unit.get(key)
+        if value.__class__ is not str or value in ("", "-") or not trip.filled(value):
+            continue
+        if key == "attraction":
+            items += [_item(Item, (key, text, city(text)[1])) for text in trip.items(value)]
+        else:
+            items.append(_item(Item, (key, value, city(value)[1])))
+    return items
+
+
+FIELDS = ("breakfast", "attraction", "lunch", "dinner")
+_item = tuple.__new__  # ``Item(...)`` without its constructor's frame: a plan's timeline builds dozens
+
+
+def _transport(trip: Trip, i: int, value: Any, origin: str, destination: str) -> Move | None:
+    """The day's move from the database: its flight row's times, or its ground leg's duration."""
+    if not isinstance(value, str) or len(trip.memo.parse(modes_named, value)) != 1:
+        return None
+    fields = trip.memo.parse(parse_transport, value)
+    if fields is None or (trip.city(fields["from"]), trip.city(fields["to"])) != (origin, destination):
+        return None
+    if fields["mode"] == "flight":
+        row = trip.store.flight_on_route(fields["flight_number"], origin, destination, trip.flight_date(i))
+        if row is None:
+            return None
+        dep, arr = clock_minutes(row.dep_time), clock_minutes(row.arr_time)
+        if dep is None or arr is None:
+            return None
+        return Move(f"flight {row.flight_number}", origin, destination, (arr - dep) % 1440, departs=dep)
+    minutes = _ground_minutes(trip, origin, destination)
+    return None if minutes is None else Move(fields["mode"], origin, destination, minutes)
+
+
+def _ground_minutes(trip: Trip, origin: str, destination: str) -> int | None:
+    """The distance table's duration for a leg it can charge (a row with a distance and a duration in hours)."""
+    row = trip.store.distance(origin, destination)
+    if row is None or row.duration is None or row.distance is None or "day" in row.duration:
+        return None
+    return duration_minutes(row.duration)
