@@ -56,6 +56,9 @@ class PlanPOMixin:
         reward_funcs: list[Any]
         reward_func_names: list[str]
         _logs: dict[str, Any]
+        accelerator: Any
+        processing_class: Any
+        environments: list[Any] | None
 
     def __init__(self, *args: Any, planshape: Any = None, **kwargs: Any) -> None:
         # Forwards the trainer's own constructor unchanged; the checks below need its resolved arguments.

@@ -7,7 +7,8 @@ Two keys (``ShapingConfig.anchor``):
 * ``tool_calls`` (TravelPlanner): the tool calls and their arguments made before the turn. TravelPlanner's tools
   are deterministic functions of their arguments over a fixed sandbox, so two trajectories of one query that
   made the same calls in the same order hold the same information: the same state, whatever else they wrote.
-  The first turn's state is the prompt itself, shared by the whole group.
+  The first turn's state is the prompt itself, shared by the whole group. A ``<tool_call>`` block that is no
+  call (bad JSON, no name) runs no tool and leaves the state as it was.
 
 The ``tool_calls`` ids are digests (BLAKE2b) chained over the calls, so they are equal across processes (Python's
 ``hash`` is salted per process) and small, however long the trajectory.
@@ -52,8 +53,9 @@ def tool_call_anchors(turn_texts: Sequence[Any]) -> list[str]:
     out = []
     for text in turn_texts:
         out.append(state.hexdigest())
-        for name, arguments in parse_tool_calls(text, MAX_CALLS_PER_TURN):
-            state.update(_canonical(name, arguments))
+        for call in parse_tool_calls(text, MAX_CALLS_PER_TURN):
+            if call.error is None:  # a block that is no call runs no tool: it changes nothing that is known
+                state.update(_canonical(call.name, call.arguments))
     return out
 
 

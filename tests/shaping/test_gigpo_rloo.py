@@ -188,6 +188,9 @@ def test_tool_call_anchors_are_the_calls_so_far():
     assert c[0] == a[0] and c[1] != a[1]  # every trajectory starts in the prompt's state
     # model text never raises: unclosed blocks, bad JSON, non-text turns
     assert len(Shaper.tool_call_anchors(["<tool_call>{", "<tool_call>not json</tool_call>", None, 7])) == 4
+    # a block that is no call runs no tool: the state after it is the state before it
+    bad = Shaper.tool_call_anchors(["<tool_call>not json</tool_call>", '<tool_call>{"arguments": {}}</tool_call>', "x"])
+    assert len(set(bad)) == 1
 
 
 def test_tool_call_anchors_are_equal_across_processes():
