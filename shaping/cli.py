@@ -221,7 +221,8 @@ def build_parser() -> argparse.ArgumentParser:
     sr.add_argument("--mode", choices=("official", "strict"), help="default: strict")
     sr.add_argument("--schedule", help="reward schedule: stage1 (default)|stage2|stage3|curriculum-8b|...")
     sr.add_argument("--step", type=int, default=0, help="optimizer steps completed (selects stage and α)")
-    sr.add_argument("--estimator", help="advantage estimator: planpo (default)|grpo|<plugin>")
+    sr.add_argument("--estimator", help="advantage estimator: planpo (default)|grpo|rloo|<plugin> (gigpo needs "
+                    "per-turn anchor states, which rollout files do not carry)")
     sr.add_argument("--alpha", type=float, help="PlanPO α_init (default 0.1)")
     sr.add_argument("--alpha-final", type=float, help="PlanPO α_final (default 0.05)")
     sr.add_argument("--total-steps", type=int, help="the run's optimizer steps: the α decay horizon (default 500)")

@@ -73,6 +73,16 @@ class Success(_Section):
         return self
 
 
+class Anchor(_Section):
+    """Where GiGPO's anchor states come from (``advantages/anchors.py``): ``state``, the per-turn state ids the
+    trainer or environment provides in ``field`` (docs/any-task.md says where, per trainer); ``tool_calls``, the
+    TravelPlanner key, the tool calls and their arguments made before each turn, read from the turns' text.
+    Default: ``tool_calls`` with a TravelPlanner database, else ``state``."""
+
+    by: Literal["state", "tool_calls"] | None = None
+    field: str = Field(default="anchors", min_length=1)
+
+
 class Answer(_Section):
     max_chars: int = Field(default=MAX_ANSWER_CHARS, gt=0)
 
@@ -97,6 +107,7 @@ class ShapingConfig(_Section):
     alpha: AlphaDecay = AlphaDecay()
     total_steps: int | None = Field(default=None, gt=0)
     success: Success = Success()
+    anchor: Anchor = Anchor()
     answer: Answer = Answer()
     tools: Tools = Tools()
     # Observability and stall-proof scoring (docs/observe.md)
@@ -163,6 +174,11 @@ class ShapingConfig(_Section):
     def estimator_only(self) -> bool:
         """No TravelPlanner database: planshape estimates advantages from the trainer's reward, scores nothing."""
         return self.database is None
+
+    @property
+    def anchor_key(self) -> str:
+        """Where anchor states come from: ``anchor.by``, by default ``tool_calls`` on TravelPlanner, else ``state``."""
+        return self.anchor.by or ("state" if self.estimator_only else "tool_calls")
 
     @property
     def success_flag(self) -> str | None:
@@ -284,7 +300,7 @@ def check_estimator_options(name: str, fn: Any, options: Mapping[str, Any]) -> N
             raise ValueError("set α through alpha: {init, final, steps}, not estimator_options")
         if unknown:
             raise ValueError(f"estimator_options: unknown option(s) {unknown} of estimator {name!r}; valid: {valid}")
-    probe = Rollouts.build(["probe", "probe"], [1.0, 0.5], [True, True], [[3], [2, 4]])
+    probe = Rollouts.build(["probe", "probe"], [1.0, 0.5], [True, True], [[3], [2, 4]], [["s"], ["s", "t"]])
     try:
         fn(probe, **options)
     except (ValueError, TypeError) as exc:

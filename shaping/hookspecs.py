@@ -58,7 +58,8 @@ def planshape_schedules() -> Mapping[str, Schedule]:
 
 @hookspec
 def planshape_advantage_estimators() -> Mapping[str, Estimator]:
-    """Named advantage estimators: ``fn(rollouts: Rollouts, **options) -> Advantages``."""
+    """Named advantage estimators: ``fn(rollouts: Rollouts, **options) -> Advantages``; ``fn.uses_success =
+    False`` when it ignores success flags, ``fn.uses_anchors = True`` when it reads ``Rollouts.anchor``."""
 
 
 @hookspec

@@ -1,4 +1,5 @@
-"""PlanPO inside OpenRLHF: a wrapper of ``RemoteExperienceMaker.compute_advantages_and_returns``.
+"""planshape's estimators (PlanPO, GRPO, GiGPO, RLOO) inside OpenRLHF: a wrapper of
+``RemoteExperienceMaker.compute_advantages_and_returns``.
 
 OpenRLHF 0.11 chooses its estimator from a fixed list and has no registry, so the run keeps a valid built-in
 estimator (``group_norm``) and this wrapper, installed in the trainer actor by ``register``:
@@ -31,7 +32,7 @@ import numpy as np
 import torch
 from planshape.shaping.facade import PREFIX, ConfigError, Shaper
 
-from .config import check_success_flag, global_steps, shaper_from_env
+from .config import check_anchors, check_success_flag, global_steps, shaper_from_env
 from .version import check_version
 
 check_version()
@@ -105,10 +106,20 @@ def task_success(shaper: Shaper, experiences: Sequence[Any], step: int) -> torch
     return torch.as_tensor(shaper.success_of(rewards.numpy(), step, passed))
 
 
+def tool_call_states(tokenizer: Any, exp: Any) -> list[list[str]]:
+    """Each sample's anchor state per assistant turn: the tool calls made before it, read from the turns' text
+    (``action_mask`` is shifted by one against ``sequences``)."""
+    ids = exp.sequences[:, 1:1 + exp.action_mask.shape[1]]
+    texts = Shaper.turn_texts(exp.action_mask, ids, lambda turn: tokenizer.decode(turn, skip_special_tokens=False))
+    return [Shaper.tool_call_anchors(turns) for turns in texts]
+
+
 def write_advantages(shaper: Shaper, experiences: Sequence[Any], n_samples: int, step: int,
-                     success: torch.Tensor | None = None, clip: Sequence[float] | None = None) -> None:
+                     success: torch.Tensor | None = None, clip: Sequence[float] | None = None,
+                     tokenizer: Any = None) -> None:
     """Per-token advantages of the whole batch from the facade, estimated from the experiences' ``rewards``
-    and written back micro-batch by micro-batch; ``clip``: the (low, high) bound of every token's advantage."""
+    and written back micro-batch by micro-batch; ``clip``: the (low, high) bound of every token's advantage;
+    ``tokenizer``: to read GiGPO's anchor states from the turns (``check_anchors``)."""
     widths = [exp.action_mask.shape[1] for exp in experiences]
     sizes = [exp.action_mask.shape[0] for exp in experiences]
     mask = torch.zeros(sum(sizes), max(widths), dtype=torch.long)
@@ -118,7 +129,11 @@ def write_advantages(shaper: Shaper, experiences: Sequence[Any], n_samples: int,
         row += size
     index = np.asarray([i for exp in experiences for i in exp.index], dtype=np.int64) // n_samples
     scores = torch.cat([exp.rewards.float().reshape(-1) for exp in experiences])
-    result = shaper.advantages(scores, mask, index, step, None if success is None else success.numpy())
+    anchors = None
+    if shaper.uses_anchors:
+        anchors = [states for exp in experiences for states in tool_call_states(tokenizer, exp)]
+    result = shaper.advantages(scores, mask, index, step, None if success is None else success.numpy(),
+                               anchors=anchors)
     tokens = result.tokens
     if clip is not None:  # bounded where the mask is on; off it, 0 stays 0 whatever the bounds
         tokens = torch.where(mask.bool(), tokens.clamp(min=clip[0], max=clip[1]), tokens)
@@ -143,7 +158,7 @@ def wrap_compute_advantages(original: Callable[..., Any]) -> Callable[..., Any]:
             success = torch.cat(reweigh(shaper, experiences, step))
         experiences = original(self, experiences)  # FP32 rewards, then OpenRLHF's length penalties on them
         write_advantages(shaper, experiences, self.args.rollout.n_samples_per_prompt, step, success,
-                         self.args.reward.clip_range)
+                         self.args.reward.clip_range, self.tokenizer)
         return experiences
 
     setattr(compute_advantages_and_returns, PATCHED, True)
@@ -163,6 +178,7 @@ def wrap_trainer_init(original: Callable[..., None]) -> Callable[..., None]:
         prompts = len(loader.dataset) if loader is not None and hasattr(loader, "dataset") else None
         shaper = shaper_from_env(global_steps(self.args, prompts))
         check_success_flag(shaper)
+        check_anchors(shaper)
         setattr(maker, SHAPER, shaper)
         train_step = self.train_step
 

@@ -25,7 +25,7 @@ from unittest import mock
 from planshape.shaping.facade import ConfigError, Report, check_shaper
 
 from .advantages import check_trainer_args
-from .config import check_success_flag, global_steps, run_shaper
+from .config import check_anchors, check_success_flag, global_steps, run_shaper
 
 
 class _Parsed(Exception):
@@ -171,6 +171,7 @@ def check_launch(argv: Sequence[str], config: str) -> Report:
     try:
         shaper = run_shaper(config, run_steps)  # what the setup hook will build
         check_success_flag(shaper)
+        check_anchors(shaper)
     except ConfigError as exc:
         report.errors.append(f"planshape config {config}: {exc}")
         return report

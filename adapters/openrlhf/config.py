@@ -58,6 +58,17 @@ def check_success_flag(shaper: Shaper) -> None:
                           f"the reward function's {FLAG!r} (0/1 here); use success: {{by: flag, flag: {FLAG}}}")
 
 
+def check_anchors(shaper: Shaper) -> None:
+    """GiGPO's anchor states in OpenRLHF: only the TravelPlanner key, read from the turns' text, is available
+    (the agent executor keeps one scalar ``extra_logs`` per sample, from its last step): refused at start-up
+    otherwise."""
+    if shaper.uses_anchors and shaper.config.anchor_key != "tool_calls":
+        raise ConfigError(f"estimator {shaper.config.estimator!r} with anchor.by={shaper.config.anchor_key}: OpenRLHF "
+                          "0.11 hands the trainer no per-turn state id (its agent executor keeps only the last step's "
+                          "scalar extra_logs); use anchor: {by: tool_calls} (the tool calls and arguments made before "
+                          "each turn, read from the turns' <tool_call> blocks)")
+
+
 def rollout_shaper(config: str) -> Shaper:
     """The ``Shaper`` of a rollout actor (reward file, agent). A schedule whose weights change with the step
     needs the trainer-side hook, since a rollout actor never sees the step: without it the run would stay in

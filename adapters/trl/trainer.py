@@ -1,4 +1,4 @@
-"""``GRPOTrainer`` with planshape's per-token advantages (PlanPO, or GRPO through the same path).
+"""``GRPOTrainer`` with planshape's per-token advantages (PlanPO; GRPO, GiGPO or RLOO through the same path).
 
 TRL 1.16 computes advantages inline in ``_generate_and_score_completions`` and offers no hook for them
 (huggingface/trl#4525: subclass, call ``super()``, replace ``output["advantages"]``). This mixin does exactly
@@ -12,6 +12,8 @@ that, and only translates:
 * groups: contiguous blocks of ``num_generations`` in the gathered order (TRL's own ``view(-1, G)``);
 * step: ``state.global_step`` at generation time, so α is frozen over a reuse window
   (``steps_per_generation``, ``num_iterations``);
+* anchor states (GiGPO): the tool calls made before each turn, decoded from the completions
+  (``anchor.by=tool_calls``), or per-turn ids from a ``rollout_func`` field or the environment (``state``);
 
 then slices this process's rows back out as a (B, T) tensor, which ``_compute_loss`` uses as it is. With
 ``estimator: grpo`` the facade is set to TRL's normalisation (ε = 1e-4, std on unless ``scale_rewards="none"``)
@@ -28,6 +30,7 @@ from .version import check_trainer
 check_trainer()  # before anything of TRL is imported: a missing or unsupported TRL says what to install
 
 import torch  # noqa: E402
+from accelerate.utils import gather_object  # noqa: E402
 from planshape.shaping.facade import ConfigError, Shaper  # noqa: E402
 from trl import GRPOTrainer  # noqa: E402
 
@@ -53,6 +56,9 @@ class PlanPOMixin:
         reward_funcs: list[Any]
         reward_func_names: list[str]
         _logs: dict[str, Any]
+        accelerator: Any
+        processing_class: Any
+        environments: list[Any] | None
 
     def __init__(self, *args: Any, planshape: Any = None, **kwargs: Any) -> None:
         # Forwards the trainer's own constructor unchanged; the checks below need its resolved arguments.
@@ -73,6 +79,8 @@ class PlanPOMixin:
     def _calculate_rewards(self, inputs, prompts, completions, completion_ids_list):
         # Keep the gathered (B_global, F) rewards: TRL's scalar reward and the success flags come from them.
         self._planshape_rewards = super()._calculate_rewards(inputs, prompts, completions, completion_ids_list)
+        if self.shaper.uses_anchors and self.shaper.config.anchor_key == "state":  # rollout_func fields merged by now
+            self._planshape_states = local_states(self.shaper.config.anchor.field, inputs, self.environments)
         return self._planshape_rewards
 
     def _generate_and_score_completions(self, inputs):
@@ -97,7 +105,8 @@ class PlanPOMixin:
         full_mask = self.accelerator.gather(self.accelerator.pad_across_processes(mask, dim=1, pad_index=0))
         groups = (torch.arange(full_mask.shape[0]) // group_size).numpy()
 
-        result = self.shaper.advantages(scores, full_mask, groups, step, success=success)
+        anchors = self._anchor_states(output, full_mask) if self.shaper.uses_anchors else None
+        result = self.shaper.advantages(scores, full_mask, groups, step, success=success, anchors=anchors)
         start = self.accelerator.process_index * local_rows
         output["advantages"] = result.tokens[start:start + local_rows, :width].to(mask.device)
 
@@ -105,6 +114,17 @@ class PlanPOMixin:
             self._metrics[mode][name].append(value)
         self._replace_logged_advantages(result.tokens, full_mask)
         return output
+
+    def _anchor_states(self, output: dict, full_mask: torch.Tensor) -> list[list[Any]]:
+        """Each gathered row's anchor state per assistant turn: the states kept from this batch's rows
+        (``anchor.by=state``), or the tool calls made before each turn, read from the completions' tokens."""
+        if self.shaper.config.anchor_key == "state":
+            return gather_object(self._planshape_states)
+        ids = output["completion_ids"]
+        pad = self.processing_class.pad_token_id or 0
+        full_ids = self.accelerator.gather(self.accelerator.pad_across_processes(ids, dim=1, pad_index=pad))
+        texts = Shaper.turn_texts(full_mask, full_ids[:, :full_mask.shape[1]], self.processing_class.decode)
+        return [Shaper.tool_call_anchors(turns) for turns in texts]
 
     def _replace_logged_advantages(self, tokens: torch.Tensor, mask: torch.Tensor) -> None:
         """The completions table shows each row's mean token advantage, not TRL's stock value it logged."""
@@ -117,6 +137,23 @@ class PlanPOMixin:
 
 class PlanPOTrainer(PlanPOMixin, GRPOTrainer):
     """``GRPOTrainer`` whose advantages are planshape's per-token advantages (see the module docstring)."""
+
+
+def local_states(field: str, inputs: list[Any], environments: list[Any] | None) -> list[list[Any]]:
+    """This process's rows' anchor states (``anchor.by=state``): the list ``field`` of each row, a field your
+    ``rollout_func`` returned (TRL merges it into the rows), else the attribute ``field`` of the row's
+    environment (``environment_factory``); one state id per assistant turn."""
+    out = []
+    for i, row in enumerate(inputs):
+        value = row.get(field) if isinstance(row, dict) else None
+        if value is None and environments is not None and i < len(environments):
+            value = getattr(environments[i], field, None)
+        if value is None or isinstance(value, (str, bytes)) or not hasattr(value, "__len__"):
+            raise ValueError(f"anchor.by=state: completion {i} has no list {field!r} (one state id per assistant "
+                             f"turn): return it from your rollout_func, or keep it as the environment's "
+                             f"attribute {field!r}; or use anchor.by=tool_calls")
+        out.append(list(value))
+    return out
 
 
 def planshape_column(reward_funcs: list[Any]) -> int:

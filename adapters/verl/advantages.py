@@ -1,4 +1,5 @@
-"""PlanPO as a VERL advantage estimator (``algorithm.adv_estimator=planpo``), registered by ``register.py``.
+"""planshape's estimators as one VERL advantage estimator (``algorithm.adv_estimator=planpo``; which one runs:
+``+algorithm.planpo.estimator=planpo|grpo|gigpo|rloo``), registered by ``register.py``.
 
 VERL calls a registered estimator with the padded ``token_level_rewards`` and ``response_mask`` of the
 batch, the prompt-group ids (``index``, from ``uid``) and the ``algorithm`` config section, nothing else (in
@@ -7,7 +8,8 @@ are the runs of 1s in ``response_mask`` (assistant tokens; tool observations are
 them; groups come from ``index`` (rows arrive reordered by ``_balance_batch``, so never from row order);
 success is recovered from the score at this step (``Shaper.success_from_rewards``), or, with ``success.by=flag``,
 is the per-row flag the ``planshape`` V1 trainer fetched from the reward's extra info (``row_success``: VERL
-hands an estimator no such field, so only that trainer can supply it); and the step comes from
+hands an estimator no such field, so only that trainer can supply it), as are GiGPO's anchor states
+(``row_anchors``); and the step comes from
 VERL's ``SkipManager.step``, which both trainers set to ``global_steps`` in the driver process before the
 advantage step (minus 1 for planshape's "completed steps" convention). Where it is unset (a direct call
 outside a trainer), the estimator counts its own calls in this process and says so once in the log.
@@ -39,6 +41,8 @@ last_stats: dict[str, float] = {}
 # The success flags of the rows of the advantage step in progress, by TransferQueue key: written by the planshape
 # trainer (``trainer.py``) around VERL's advantage step, read by the multi-output dispatch (``multi_output.py``).
 row_success: dict[str, bool] = {}
+# Likewise each row's anchor states (GiGPO), one per assistant turn of the row, by TransferQueue key.
+row_anchors: dict[str, list[Any]] = {}
 
 
 def flag_refusal(flag: str | None) -> str:
@@ -47,6 +51,15 @@ def flag_refusal(flag: str | None) -> str:
             "trainer hands the estimator each row's reward extra info (VERL 0.9 passes an estimator the token "
             "rewards, the mask and the uids); select it, or use +algorithm.planpo.success.by=threshold "
             "+algorithm.planpo.success.threshold=<R of a success> (the PlanPO paper: 10)")
+
+
+def anchor_refusal(shaper: Shaper) -> str:
+    """Why an estimator over anchor states (GiGPO) needs the planshape trainer, and what it reads (one message)."""
+    where = (f"each row's extra_fields[{shaper.config.anchor.field!r}] (your agent loop's, one state id per assistant "
+             "turn of the row)" if shaper.config.anchor_key == "state" else
+             "the tool calls of each row's responses (anchor.by=tool_calls)")
+    return (f"estimator {shaper.config.estimator!r} groups turns by anchor state, which VERL 0.9 hands no estimator: "
+            f"set trainer.use_v1=true trainer.v1.trainer_mode=planshape, whose advantage step reads them from {where}")
 
 
 def trainer_step() -> int | None:
@@ -77,19 +90,23 @@ def _step() -> int:
 def compute_planpo_advantage(token_level_rewards: torch.Tensor, response_mask: torch.Tensor,
                              index: np.ndarray | None = None, config: Any = None,
                              reward_baselines: torch.Tensor | None = None, trajectory: Any = None,
-                             turn_order: Any = None, success: Any = None) -> tuple[torch.Tensor, torch.Tensor]:
+                             turn_order: Any = None, success: Any = None, anchors: Any = None
+                             ) -> tuple[torch.Tensor, torch.Tensor]:
     """VERL's estimator contract: the keyword arguments ``compute_advantage`` passes (0.7.1 to 0.9.x); returns
     (advantages, returns), both (B, L), zero outside the response mask. ``trajectory`` / ``turn_order``: the
-    row-per-turn layout of V1's multi-output sessions; ``success``: per-row flags (both from ``multi_output.py``)."""
+    row-per-turn layout of V1's multi-output sessions; ``success``: per-row flags; ``anchors``: per row, the
+    anchor state of each of its turns (all from ``multi_output.py``)."""
     if index is None:
         raise ValueError("planpo needs the prompt-group ids (VERL passes them as 'index' from the batch's 'uid')")
     shaper = run_shaper(algorithm_block(config))
     refuse(algorithm_refusals(config, shaper))
     if shaper.success_flag is not None and success is None:
         raise ConfigError(flag_refusal(shaper.success_flag))
+    if shaper.uses_anchors and anchors is None:
+        raise ConfigError(anchor_refusal(shaper))
     scores = token_level_rewards.sum(dim=-1).detach().float().cpu().numpy()
     result = shaper.advantages(scores, response_mask, np.asarray(index, dtype=object), _step(), success=success,
-                               trajectory=trajectory, turn_order=turn_order)
+                               trajectory=trajectory, turn_order=turn_order, anchors=anchors)
     last_stats.clear()
     last_stats.update(result.stats)
     tokens = result.tokens.to(device=token_level_rewards.device, dtype=token_level_rewards.dtype)

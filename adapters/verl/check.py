@@ -270,11 +270,14 @@ def _v1(cfg: Any) -> bool:
 
 def _trainer(cfg: Any, report: Report, config: Any) -> None:
     """planshape's metrics reach VERL's training log only through a planshape V1 trainer (0.9)."""
-    from .advantages import flag_refusal
+    from .advantages import anchor_refusal, flag_refusal
+    from .config import run_shaper, trainer_block
 
     if not SUPPORT.has(TRAINER):
         if config is not None and config.success_flag is not None:
             report.errors.append(f"success.by=flag: {SUPPORT.gate(TRAINER)}")
+        elif config is not None and run_shaper(trainer_block(cfg)).uses_anchors:
+            report.errors.append(f"GiGPO's anchor states: {SUPPORT.gate(TRAINER)}")
         elif config is not None:
             report.warnings.append(f"VERL {SUPPORT.installed()} logs none of planshape's metrics while training "
                                    f"(validation only): {SUPPORT.gate(TRAINER)}")
@@ -285,6 +288,8 @@ def _trainer(cfg: Any, report: Report, config: Any) -> None:
     selected = _v1(cfg) and mode in MODES
     if config is not None and config.success_flag is not None and not selected:
         report.errors.append(flag_refusal(config.success_flag))
+    if config is not None and not selected and run_shaper(trainer_block(cfg)).uses_anchors:
+        report.errors.append(anchor_refusal(run_shaper(trainer_block(cfg))))
     if selected:
         groups = configured_shaper(cfg).config.metrics  # a ConfigError is reported as the block's
         report.lines.append(f"trainer: {mode} (VERL's {MODES[mode]} trainer; logs the planshape metric groups "

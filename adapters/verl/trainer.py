@@ -38,6 +38,7 @@ Two things only a trainer knows, so only these trainers give them to planshape:
   step was scored under that step's stage, so its score must not be read against this step's maximum). They
   are fetched before VERL's advantage step and handed, by TransferQueue key, to the ``planpo`` estimator
   (``advantages.row_success``, read by ``multi_output.py`` in both layouts).
+* for GiGPO, each row's anchor states, likewise (``advantages.row_anchors``, ``anchor_states``).
 """
 
 from __future__ import annotations
@@ -59,7 +60,7 @@ from verl.trainer.ppo.v1.trainer_colocate_async import PPOTrainerColocateAsync  
 from verl.trainer.ppo.v1.trainer_separate_async import PPOTrainerSeparateAsync  # noqa: E402
 from verl.trainer.ppo.v1.trainer_sync import PPOTrainerSync  # noqa: E402
 
-from . import advantages  # noqa: E402
+from . import advantages, multi_output  # noqa: E402
 from .config import BLOCK, block_mapping, run_shaper  # noqa: E402
 from .settings_refused import algorithm_refusals, refuse, reward_refusals  # noqa: E402
 
@@ -153,15 +154,60 @@ class PlanshapeSteps(_VerlTrainer):
     def _compute_advantage(self, batch: Any, metrics: dict) -> Any:
         advantages.last_stats.clear()  # what is there after the call is this call's
         advantages.row_success.clear()
+        advantages.row_anchors.clear()
+        ours = self.config.algorithm.adv_estimator == advantages.NAME
         flag = self.success_field()
-        if flag is not None and self.config.algorithm.adv_estimator == advantages.NAME:
+        if flag is not None and ours:
             advantages.row_success.update(self.success_flags(batch, flag))
+        if self.shaper.uses_anchors and ours:
+            advantages.row_anchors.update(self.anchor_states(batch))
         try:
             batch = super()._compute_advantage(batch, metrics)
         finally:
             advantages.row_success.clear()
+            advantages.row_anchors.clear()
         metrics.update(advantage_metrics(self.shaper, advantages.last_stats))
         return batch
+
+    def anchor_states(self, batch: Any) -> dict[str, list[Any]]:
+        """Each row's anchor states (one per assistant turn of the row), by key: with ``anchor.by=state`` the
+        list in its ``extra_fields[anchor.field]`` (the agent loop's); with ``tool_calls`` the tool calls made
+        before each turn of its session, read from the responses (a session's outputs in their order). VERL's
+        padding rows have no turn, so no state."""
+        keys = [str(k) for k in batch.keys]
+        padding = [bool(tag.get("is_padding", False)) for tag in batch.tags]
+        if self.shaper.config.anchor_key == "state":
+            field = self.shaper.config.anchor.field
+            out: dict[str, list[Any]] = {}
+            for key, pad, fields in zip(keys, padding, self._extra_fields(batch), strict=True):
+                value = fields.get(field) if isinstance(fields, Mapping) else None
+                if pad:
+                    out[key] = []
+                elif value is None or isinstance(value, (str, bytes)) or not hasattr(value, "__len__"):
+                    raise ValueError(f"anchor.by=state: row {key!r} has no list {field!r} in its extra_fields; the "
+                                     f"agent loop stores one state id per assistant turn of the row there "
+                                     f"(agent_data.extra_fields[{field!r}])")
+                else:
+                    out[key] = list(value.tolist() if hasattr(value, "tolist") else value)
+            return out
+        data = tq.kv_batch_get(keys=list(batch.keys), partition_id=batch.partition_id,
+                               select_fields=["responses", "response_mask"]).to_padded_tensor()
+        texts = Shaper.turn_texts(data["response_mask"], data["responses"], self.tokenizer.decode)
+        sessions: dict[str, list[tuple[int, int]]] = {}
+        for row, (session, output) in enumerate(zip(*multi_output.sessions(keys), strict=True)):
+            sessions.setdefault(session, []).append((output, row))
+        out = {}
+        for rows in sessions.values():
+            rows.sort()
+            states = iter(Shaper.tool_call_anchors([text for _, row in rows for text in texts[row]]))
+            for _, row in rows:
+                out[keys[row]] = [next(states) for _ in texts[row]]
+        return out
+
+    def _extra_fields(self, batch: Any) -> list[Any]:
+        data = tq.kv_batch_get(keys=list(batch.keys), partition_id=batch.partition_id, select_fields=["extra_fields"])
+        extra = data["extra_fields"]
+        return extra.tolist() if hasattr(extra, "tolist") else list(extra)
 
     def success_field(self) -> str | None:
         """The ``reward_extra_info`` field that holds each row's success, where it is read from the rows: the
@@ -175,9 +221,7 @@ class PlanshapeSteps(_VerlTrainer):
     def success_flags(self, batch: Any, flag: str) -> dict[str, bool]:
         """Each row's ``flag`` from its ``reward_extra_info``, by key (VERL's padding rows: False, as their zero
         reward reads). A row without it, or with a value that is not 0/1, is an error naming both."""
-        data = tq.kv_batch_get(keys=list(batch.keys), partition_id=batch.partition_id, select_fields=["extra_fields"])
-        extra = data["extra_fields"]
-        extra = extra.tolist() if hasattr(extra, "tolist") else list(extra)
+        extra = self._extra_fields(batch)
         keys = [str(k) for k in batch.keys]
         values: list[Any] = []
         for key, tag, fields in zip(keys, batch.tags, extra, strict=True):

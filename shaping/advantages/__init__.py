@@ -1,7 +1,9 @@
-"""Advantage estimation: the estimators (GRPO, PlanPO) over per-turn rollouts, their validated inputs, the turn
-spans of a trainer's mask (with the CPU kernels) and the broadcast of per-turn values onto tokens.
+"""Advantage estimation: the estimators (GRPO, PlanPO, GiGPO, RLOO) over per-turn rollouts, their validated
+inputs, anchor states, the turn spans of a trainer's mask (with the CPU kernels) and the broadcast of per-turn
+values onto tokens.
 
-``estimators`` and ``inputs`` need numpy only; ``turns`` and ``tokens`` need torch and are imported on use.
+``estimators``, ``gigpo``, ``rloo``, ``anchors`` and ``inputs`` need numpy only; ``turns`` and ``tokens`` need
+torch and are imported on use.
 
 Three trajectories of one task, two successful (2 and 3 turns), one failed; tokens per turn in the lists:
 
@@ -15,6 +17,11 @@ array([ 0.873,  0.218, -1.091])
 array([ 0.   , -0.707,  0.   ,  0.707,  0.   , -0.   ])
 """
 
-from .estimators import BUILTIN_ESTIMATORS, Advantages, Estimator, Rollouts, grpo, planpo, segment_normalise
+from .estimators import Advantages, Estimator, Rollouts, grpo, planpo, segment_normalise
+from .gigpo import gigpo
+from .rloo import rloo
 
-__all__ = ["BUILTIN_ESTIMATORS", "Advantages", "Estimator", "Rollouts", "grpo", "planpo", "segment_normalise"]
+BUILTIN_ESTIMATORS: dict[str, Estimator] = {"grpo": grpo, "planpo": planpo, "gigpo": gigpo, "rloo": rloo}
+
+__all__ = ["BUILTIN_ESTIMATORS", "Advantages", "Estimator", "Rollouts", "gigpo", "grpo", "planpo", "rloo",
+           "segment_normalise"]

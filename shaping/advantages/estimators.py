@@ -1,13 +1,15 @@
-"""Advantage estimators over multi-turn rollouts: GRPO and PlanPO (arXiv 2608.17289), vectorised in numpy.
+"""Advantage estimators over multi-turn rollouts: GRPO and PlanPO (arXiv 2608.17289), vectorised in numpy; the
+rollouts they (and ``gigpo``, ``rloo``) read.
 
 Inputs are per trajectory (group, reward, success, turn count T_i) plus the flat, trajectory-major list of
-per-turn generated-token lengths L_{i,t}. Outputs are per trajectory and per turn; ``turns.broadcast``
-puts them on the trainer's token tensor. No Python loop runs over groups or turns.
+per-turn generated-token lengths L_{i,t} (and, for GiGPO, each turn's anchor state). Outputs are per trajectory
+and per turn; ``turns.broadcast`` puts them on the trainer's token tensor. No Python loop runs over groups or
+turns.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
@@ -15,23 +17,27 @@ from typing import Any
 import numpy as np
 
 from . import inputs
+from .anchors import anchor_codes
 from .inputs import group_codes
 
 __all__ = ["Advantages", "Rollouts", "grpo", "group_codes", "planpo", "segment_normalise"]
 
-GROUPINGS = ("index-success", "index", "task", "index-final")
+GROUPINGS = ("index-final", "index-success", "index", "task")
 FAILURE_CREDIT = ("none", "turn-cap")
 
 
 @dataclass(frozen=True)
 class Rollouts:
-    """One batch of trajectories. ``lengths`` holds every turn's token count, trajectory after trajectory."""
+    """One batch of trajectories. ``lengths`` holds every turn's token count, trajectory after trajectory;
+    ``anchor``, where the trainer or environment gives one, the code of the state each turn was taken in
+    (equal codes: the same state; ``anchors.py``), in the same order."""
 
     group: np.ndarray  # (N,) int: group (prompt) code
     reward: np.ndarray  # (N,) float
     success: np.ndarray  # (N,) bool
     turns: np.ndarray  # (N,) int: T_i
     lengths: np.ndarray  # (sum T_i,) int: L_{i,t}
+    anchor: np.ndarray | None = None  # (sum T_i,) int: the state code of turn t of trajectory i
 
     def __post_init__(self) -> None:
         """Every field checked (a ValueError names it); arrays normalised to int64 / float64 / bool."""
@@ -44,15 +50,24 @@ class Rollouts:
         if int(np.sum(checked["turns"])) != len(checked["lengths"]):
             raise ValueError(f"turns add up to {int(np.sum(checked['turns']))} but {len(checked['lengths'])} "
                              "lengths were given")
+        if self.anchor is not None:
+            checked["anchor"] = inputs.dense_codes(self.anchor, "anchor")
+            if len(checked["anchor"]) != len(checked["lengths"]):
+                raise ValueError(f"anchor must hold one state code per turn ({len(checked['lengths'])}), got "
+                                 f"{len(checked['anchor'])}")
         for name, value in checked.items():
             object.__setattr__(self, name, value)
 
     @classmethod
     def build(cls, group: Sequence[Any], reward: Sequence[float], success: Sequence[bool],
-              turn_lengths: Sequence[Sequence[int]]) -> Rollouts:
-        """From plain sequences; ``group`` may hold any hashable ids (prompt uids, tuples)."""
+              turn_lengths: Sequence[Sequence[int]], anchors: Sequence[Sequence[Hashable]] | None = None
+              ) -> Rollouts:
+        """From plain sequences; ``group`` may hold any hashable ids (prompt uids, tuples); ``anchors``: per
+        trajectory, the state id (any hashable) of each of its turns."""
         turns, flat = inputs.nested_token_counts(turn_lengths)
-        return cls(group_codes(group), inputs.rewards(reward), inputs.success_flags(success, len(turns)), turns, flat)
+        anchor = None if anchors is None else anchor_codes(anchors, turns)
+        return cls(group_codes(group), inputs.rewards(reward), inputs.success_flags(success, len(turns)), turns, flat,
+                   anchor)
 
     @cached_property
     def owner(self) -> np.ndarray:
@@ -125,7 +140,7 @@ def grpo(rollouts: Rollouts, norm_by_std: bool = True, eps: float = 1e-6) -> Adv
 def planpo(
     rollouts: Rollouts,
     alpha: float = 0.1,
-    grouping: str = "index-success",
+    grouping: str = "index-final",
     norm: str = "std",
     eps: float = 1e-6,
     failure_credit: str = "none",
@@ -136,29 +151,29 @@ def planpo(
     * A^E normalises R^E_i = 1[success]·R_i / T_i over the N trajectories of a group; each trajectory is one
       sample, however many turns it has.
     * A^S normalises R^S_{i,t} = 1[success]·R_i / L_{i,t}. ``grouping`` picks the turn group (the paper's
-      text and Eq. (4) disagree, notes §2.3):
-      ``"index-success"`` (default): turn index t over the successful trajectories still active at t;
+      text and Eq. (4) disagree, notes §2.3; every reading stays selectable):
+      ``"index-final"`` (default; not in the paper): among the successful trajectories, a non-final turn is
+      compared with the other successes' non-final turns at the same index t, and a trajectory's final turn
+      with the other successes' final turns, at whatever index they came.
+      ``"index-success"`` (the paper's reading, and the default before CHANGELOG.md's change of defaults): turn
+      index t over the successful trajectories still active at t;
       ``"index"``: Eq. (4) as written, turn index t over every active trajectory, failures included;
       ``"task"``: every turn of every successful trajectory of the task in one group (the prose's "flatten").
-      Why the default: it keeps the prose's "only among successful responses" and Eq. (4)'s per-index
-      comparison, so the length term compares a response only with other successes' responses at the same
-      point of the task. "index" leaks the success signal (already in A^E) into the length term: a success
-      gets A^S > 0 next to an active failure even with equal lengths. "task" ranks a trajectory's turns against
-      each other, so even identical trajectories get non-zero A^S (a long final-answer turn is always
-      penalised). The default's known cost, shared with "index" and "task": a turn that ends its trajectory at
-      t is measured against turns that went on, so when final turns are longer than the others the turn term
-      pushes towards more turns ("index-final" below; docs/turn-baseline.md). With equal lengths the per-index
-      readings do not push, though the baseline at t depends on who is still active at t. Under "task", a
-      task with fewer than two successful trajectories gets A^S = 0: length is only credited relative to
-      another success.
-      ``"index-final"`` (not in the paper; docs/turn-baseline.md): as "index-success", except that a
-      trajectory's final turn is compared with the other successes' final turns of the task, at whatever index
-      they came. Under the per-index readings the turn that ends a trajectory at t is measured against turns
-      that went on at t; when final turns are longer or shorter than the others (a final answer vs tool calls),
-      the baseline then favours going on or stopping, an implicit push on turn count that no outcome asked for.
-      Here a stop and a continue are each measured against their own kind, so that push is zero in expectation
-      (``benchmarks/turn_count_bias.py``); use it when final turns differ in length from the others.
-    * Turns of failed trajectories get A^S = 0 under "task" and "index-success".
+      Why the default: under the per-index readings the turn that ends a trajectory at t is measured against
+      turns that went on at t. When final turns are longer than the others (an answer after tool calls, as
+      TravelPlanner's JSON plan), every final turn then scores below the tool calls beside it, whatever its own
+      length: the turn term pushes towards more turns (``benchmarks/turn_count_bias.py``), and no turn term
+      ever compares an answer's length with another answer's. "index-final" measures a stop and a continue each
+      against its own kind: its push on the turn count is zero in every group, and in the learning loop
+      (``benchmarks/learning_loop.py``, docs/learning-loop.md) it matched "index-success" on success and turns
+      with equal-length turns and with a long final turn, and cut the tokens per turn with a long final turn
+      (its answers compete with answers; where a longer answer is more often right, that costs a little
+      success). With equal lengths the readings barely differ. "index" leaks the
+      success signal (already in A^E) into the length term: a success gets A^S > 0 next to an active failure
+      even with equal lengths. "task" ranks a trajectory's turns against each other, so even identical
+      trajectories get non-zero A^S (a long final-answer turn is always penalised). Under "task", a task with
+      fewer than two successful trajectories gets A^S = 0: length is only credited relative to another success.
+    * Turns of failed trajectories get A^S = 0 under "task", "index-success" and "index-final".
     * ``norm``: "std" (F_norm = std + ε) or "none" (F_norm = 1).
     * ``failure_credit``: "none" (the paper: failures get R^E = 0, whatever their shaped reward) or
       "turn-cap": failures keep partial credit as R_i / ``turn_cap``, the same divisor for every failure, so a
@@ -232,4 +247,3 @@ def _index_segments(rollouts: Rollouts) -> tuple[np.ndarray, int, np.ndarray]:
 
 
 Estimator = Callable[..., Advantages]
-BUILTIN_ESTIMATORS: dict[str, Estimator] = {"grpo": grpo, "planpo": planpo}

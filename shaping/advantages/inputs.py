@@ -40,12 +40,12 @@ def group_codes(index: Sequence[Any] | np.ndarray) -> np.ndarray:
         raise ValueError(f"group ids must be hashable (strings, numbers, or tuples of them): {exc}") from None
 
 
-def dense_codes(group: np.ndarray) -> np.ndarray:
-    """Validated integer group codes, renumbered 0..k-1 when they are sparse (so no per-group array is
-    sized by the largest code)."""
+def dense_codes(group: np.ndarray, name: str = "group") -> np.ndarray:
+    """Validated integer codes (of groups, or of ``name``), renumbered 0..k-1 when they are sparse (so no
+    per-code array is sized by the largest code)."""
     group = np.asarray(group)
     if group.ndim != 1 or group.dtype.kind not in "iu":
-        raise ValueError(f"group must be a 1-D array of integer codes (use group_codes), got {group.dtype} "
+        raise ValueError(f"{name} must be a 1-D array of integer codes (use group_codes), got {group.dtype} "
                          f"{group.shape}")
     if len(group) and (int(group.min()) < 0 or int(group.max()) >= len(group)):
         return group_codes(group)

@@ -34,11 +34,13 @@ class TurnRows:
 
 def gather_rows(trajectory_ids: Sequence[Any] | np.ndarray, group_ids: Sequence[Any] | np.ndarray,
                 reward: np.ndarray, success: np.ndarray, row_turns: np.ndarray, row_lengths: np.ndarray,
-                turn_order: Sequence[int] | np.ndarray | None = None) -> TurnRows:
+                turn_order: Sequence[int] | np.ndarray | None = None, row_anchor: np.ndarray | None = None
+                ) -> TurnRows:
     """Rows -> trajectories. A trajectory's turns are its rows' turns, rows taken by ``turn_order`` (default:
     batch order, which is the order agent loops emit them; give it where the trainer reorders rows). Its
     reward and success are those of its final row, where every agent loop writes the outcome (a row carrying
-    a copy of it is also fine). Its group is its rows' group, which must be the same on every row."""
+    a copy of it is also fine). Its group is its rows' group, which must be the same on every row.
+    ``row_anchor``: each turn's anchor state code, in the rows' row-major turn order (like ``row_lengths``)."""
     trajectory = group_codes(trajectory_ids)
     groups = group_codes(group_ids)
     n_rows = len(trajectory)
@@ -64,6 +66,7 @@ def gather_rows(trajectory_ids: Sequence[Any] | np.ndarray, group_ids: Sequence[
     start = np.cumsum(row_turns) - row_turns
     counts = row_turns[rows]
     take = np.repeat(start[rows] - (np.cumsum(counts) - counts), counts) + np.arange(int(counts.sum()))
+    anchor = None if row_anchor is None else np.asarray(row_anchor)[take]
     rollouts = Rollouts(first_group, np.asarray(reward, dtype=np.float64)[last], flags[last], turns,
-                        np.asarray(row_lengths)[take])
+                        np.asarray(row_lengths)[take], anchor)
     return TurnRows(rollouts, trajectory, take)

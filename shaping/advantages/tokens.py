@@ -23,18 +23,20 @@ def token_advantages(
     estimator: Estimator,
     success: np.ndarray | None = None,
     spans: TurnSpans | None = None,
+    anchors: Sequence[Sequence[Any]] | None = None,
     **options: Any,
 ) -> tuple[torch.Tensor, Advantages]:
     """Per-token advantages (0 outside assistant turns) and the per-turn result behind them.
 
     ``success`` flags each trajectory (decided by ``Shaper.success_of``; none: all False, as GRPO needs no
-    flags). ``spans``: the mask's turns, when the caller has them already.
+    flags). ``spans``: the mask's turns, when the caller has them already. ``anchors``: per row, the anchor state id
+    of each of its turns, for GiGPO.
     ``options`` go to the estimator (its own signature rejects an unknown one).
     """
     reward = torch.as_tensor(scores).detach().double().cpu().numpy().reshape(-1)
     if success is None:
         success = np.zeros(len(reward), dtype=bool)
-    batch = batch_advantages(reward, mask, index, success, estimator, spans=spans, **options)
+    batch = batch_advantages(reward, mask, index, success, estimator, spans=spans, anchors=anchors, **options)
     return batch.tokens, batch.result
 
 
@@ -57,21 +59,24 @@ class BatchAdvantages:
 def batch_advantages(reward: np.ndarray, mask: torch.Tensor, index: Sequence[Any] | np.ndarray, success: np.ndarray,
                      estimator: Estimator, trajectory: Sequence[Any] | np.ndarray | None = None,
                      turn_order: Sequence[int] | np.ndarray | None = None, spans: TurnSpans | None = None,
-                     **options: Any) -> BatchAdvantages:
+                     anchors: Sequence[Sequence[Any]] | None = None, **options: Any) -> BatchAdvantages:
     """``estimator`` on a batch of rows: each row a whole trajectory, or (``trajectory`` ids given) rows of one
     trajectory gathered first (``layout.gather_rows``, turns in ``turn_order``) and the result put back on them.
-    ``spans``: the mask's turns, when the caller has them already."""
+    ``spans``: the mask's turns, when the caller has them already. ``anchors``: per row, the anchor state id of
+    each of its turns (any hashable; equal ids, the same state), for GiGPO."""
+    from .anchors import anchor_codes
     from .layout import gather_rows
 
     spans = spans if spans is not None else turn_spans(mask)
     turns, lengths = spans.numpy()
+    anchor = None if anchors is None else anchor_codes(anchors, turns)
     if trajectory is None:
-        rollouts = Rollouts(group_codes(index), reward, success, turns, lengths)  # Rollouts checks every field
+        rollouts = Rollouts(group_codes(index), reward, success, turns, lengths, anchor)  # Rollouts checks every field
         result = estimator(rollouts, **options)
         groups = index.tolist() if hasattr(index, "tolist") else list(index)
         return BatchAdvantages(broadcast(result.per_turn, mask, spans), rollouts, result, groups, result.trajectory,
                                result.per_turn, result.turn, turns, lengths)
-    rows = gather_rows(trajectory, index, reward, success, turns, lengths, turn_order)
+    rows = gather_rows(trajectory, index, reward, success, turns, lengths, turn_order, anchor)
     result = estimator(rows.rollouts, **options)
     per_turn = rows.to_rows(result.per_turn)
     return BatchAdvantages(broadcast(per_turn, mask, spans), rows.rollouts, result, rows.rollouts.group.tolist(),

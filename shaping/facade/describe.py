@@ -42,6 +42,8 @@ class Description:
             "alpha": ({"init": decay.init, "final": decay.final, "steps": decay.steps}
                       if takes_alpha(self.estimator) else None),
             "success": self.config.success.model_dump(exclude_none=True),
+            "anchor": ({"by": self.config.anchor_key, "field": self.config.anchor.field}
+                       if getattr(self.estimator, "uses_anchors", False) else None),
             "step_convention": "optimizer steps completed, from 0",
         }
         if self.config.estimator_only:

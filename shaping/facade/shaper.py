@@ -171,13 +171,16 @@ class Shaper(Reweighing, SuccessRule, MetricNames, AgentSide, Description, Proce
     def advantages(self, scores: Any, mask: torch.Tensor, index: Sequence[Any] | np.ndarray, step: int,
                    success: Sequence[bool] | np.ndarray | None = None,
                    trajectory: Sequence[Any] | np.ndarray | None = None,
-                   turn_order: Sequence[int] | np.ndarray | None = None) -> TokenAdvantages:
+                   turn_order: Sequence[int] | np.ndarray | None = None,
+                   anchors: Sequence[Sequence[Any]] | None = None) -> TokenAdvantages:
         """Per-token advantages of a batch: ``scores`` (B,), ``mask`` (B, L) assistant tokens, ``index`` (B,)
         group ids (any hashable; groups need not be contiguous), ``success`` (B,) or read from the scores.
 
         ``trajectory`` (B,): the row-per-turn layout, rows of one trajectory sharing an id (``advantages.layout``:
         the trajectory's turns are its rows' turns in ``turn_order``, default batch order; its outcome is its
-        final row's). Without it, each row is one whole trajectory. Statistics count each trajectory once."""
+        final row's). Without it, each row is one whole trajectory. Statistics count each trajectory once.
+        ``anchors`` (B,): per row, the anchor state id of each of its assistant turns (GiGPO's step groups;
+        ``uses_anchors``, ``tool_call_anchors``)."""
         from ..advantages.inputs import success_flags
         from ..advantages.tokens import batch_advantages  # torch only when asked for
 
@@ -185,7 +188,7 @@ class Shaper(Reweighing, SuccessRule, MetricNames, AgentSide, Description, Proce
         reward = np.asarray(scores.detach().double().cpu() if hasattr(scores, "detach") else scores,
                             dtype=np.float64).reshape(-1)
         flags = self.success_from_rewards(reward, step) if success is None else success_flags(success, len(reward))
-        batch = batch_advantages(reward, mask, index, flags, self.estimator, trajectory, turn_order,
+        batch = batch_advantages(reward, mask, index, flags, self.estimator, trajectory, turn_order, anchors=anchors,
                                  **self.estimator_options(step))
         ro, result = batch.rollouts, batch.result
         log = self._verdict_log()
@@ -205,6 +208,33 @@ class Shaper(Reweighing, SuccessRule, MetricNames, AgentSide, Description, Proce
     split_queries = staticmethod(queries.split_queries)
     steps_completed = staticmethod(steps.steps_completed)
     trainer_step = staticmethod(steps.trainer_step)
+
+    @property
+    def uses_anchors(self) -> bool:
+        """Whether the estimator groups turns by anchor state (GiGPO): the adapter then passes ``anchors``, by
+        ``config.anchor_key``: the trainer's per-turn state ids, or ``tool_call_anchors`` of the turns' text."""
+        return bool(getattr(self.estimator, "uses_anchors", False))
+
+    @staticmethod
+    def tool_call_anchors(turn_texts: Sequence[Any]) -> list[str]:
+        """The TravelPlanner anchor of each turn of one trajectory from its assistant turns' text: the tool
+        calls and arguments made before the turn (``advantages/anchors.py``); never raises on model text."""
+        from ..advantages.anchors import tool_call_anchors
+
+        return tool_call_anchors(turn_texts)
+
+    @staticmethod
+    def turn_texts(mask: torch.Tensor, token_ids: torch.Tensor, decode: Any) -> list[list[str]]:
+        """Each row's assistant turns as text: ``decode`` (a tokenizer's ``decode``) of the ``token_ids`` under
+        each run of 1s of the (B, L) ``mask`` (aligned with it), in order (``tool_call_anchors`` reads them)."""
+        from ..advantages.turns import turn_spans
+
+        spans = turn_spans(mask)
+        ids = token_ids.tolist()
+        texts: list[list[str]] = [[] for _ in range(mask.shape[0])]
+        for row, start, end in zip(spans.rows.tolist(), spans.starts.tolist(), spans.ends.tolist(), strict=True):
+            texts[row].append(decode(ids[row][start:end]))
+        return texts
 
     @staticmethod
     def final_turns(mask: torch.Tensor) -> list[tuple[int, int] | None]:

@@ -11,7 +11,10 @@ FAILURE = "failure/"  # ``planshape/failure/<category>``: 1 for the one category
 
 # core: reward and success; components: Planner-R1's six reward components; failures: one 0/1 key per failure
 # category; monitor: the reward-hacking monitor's rates (with ``monitor: true``); advantages: the estimator's
-# statistics (PlanPO's α, A^E, A^S, turns), logged where planshape computes the advantages.
+# statistics, logged where planshape computes the advantages. The same names for every estimator: ``adv_e`` is
+# the per-trajectory term (PlanPO's A^E, GiGPO's episode advantage, GRPO's and RLOO's whole advantage), ``adv_s``
+# the per-turn term (PlanPO's A^S, GiGPO's step advantage; 0 for GRPO and RLOO), ``alpha`` its weight (PlanPO's
+# α(k), GiGPO's ω; 0 for GRPO and RLOO).
 GROUPS = ("core", "components", "failures", "monitor", "advantages")
 
 
