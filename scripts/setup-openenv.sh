@@ -9,4 +9,5 @@ VENV=.venv-openenv
 [ -x "$VENV/bin/python" ] || "$PY" -m venv "$VENV"
 "$VENV/bin/python" -m pip install -q --upgrade pip
 "$VENV/bin/python" -m pip install -q "openenv==0.10.0"
+[ -z "${PLANSHAPE_DEPS_ONLY:-}" ] || exit 0  # scripts/test.sh installs the trainers side by side first, planshape after
 "$VENV/bin/python" -m pip install -q -e ".[test]"

@@ -30,4 +30,5 @@ if [ "$(cat "$stamp" 2>/dev/null)" != "$deps_id" ]; then
     pylatexenc sympy aiohttp jsonlines einops optree
   echo "$deps_id" > "$stamp"
 fi
+[ -z "${PLANSHAPE_DEPS_ONLY:-}" ] || exit 0  # scripts/test.sh installs the trainers side by side first, planshape after
 "${pip[@]}" -e ".[test]"

@@ -23,4 +23,5 @@ if ! "$VENV/bin/python" -c "import importlib.metadata as m; assert m.version('tr
   "$VENV/bin/python" -m pip install -q "torch==2.13.0"
   "$VENV/bin/python" -m pip install -q "torch==2.13.0" "trl==$VERSION" ${EXTRA[@]+"${EXTRA[@]}"}
 fi
+[ -z "${PLANSHAPE_DEPS_ONLY:-}" ] || exit 0  # scripts/test.sh installs the trainers side by side first, planshape after
 "$VENV/bin/python" -m pip install -q -e ".[test]"

@@ -11,6 +11,7 @@ VENV=.venv-verifiers
 [ -x "$VENV/bin/python" ] || "$PY" -m venv "$VENV"
 "$VENV/bin/python" -m pip install -q --upgrade pip
 "$VENV/bin/python" -m pip install -q "verifiers==0.4.0" "uv>=0.9"
+[ -z "${PLANSHAPE_DEPS_ONLY:-}" ] || exit 0  # scripts/test.sh installs the trainers side by side first, planshape after
 "$VENV/bin/python" -m pip install -q -e ".[test]" -e adapters/verifiers/environment
 # verifiers' harnesses are PEP 723 scripts that its runtime syncs with uv (found on PATH: the venv's own, so nothing
 # is installed elsewhere); syncing the chat harness once here fills uv's cache, so a test run resolves from it.

@@ -43,6 +43,32 @@ if [ "${suites[0]:-}" = "--list" ]; then
   exit 0
 fi
 [ ${#suites[@]} -gt 0 ] || suites=("${ALL[@]}")
+
+setup_of() {  # suite -> the command that makes its venv
+  case "$1" in
+    core) echo "scripts/setup.sh" ;;
+    verifiers|openenv|ray) echo "scripts/setup-$1.sh" ;;
+    *) local spec; spec=$(release_of "$1") || return 1; echo "scripts/setup-${spec%% *}.sh $(echo "$spec" | cut -d' ' -f2)" ;;
+  esac
+}
+
+# Several suites: their venvs' dependencies (downloads, unpacking) install side by side first, SETUP_JOBS at a time,
+# planshape itself after, one venv at a time (an editable install writes into this checkout). A failure here is
+# reported again, with its output, by the suite's own setup below.
+if [ ${#suites[@]} -gt 1 ]; then
+  logs=$(mktemp -d)
+  start=$SECONDS
+  for suite in "${suites[@]}"; do
+    command=$(setup_of "$suite") || continue
+    while [ "$(jobs -rp | wc -l)" -ge "${SETUP_JOBS:-3}" ]; do wait -n || true; done
+    # shellcheck disable=SC2086 # the command's words: a script and its release
+    PLANSHAPE_DEPS_ONLY=1 bash $command > "$logs/$suite.log" 2>&1 &
+  done
+  wait || true
+  echo "=== dependencies of ${#suites[@]} suites installed side by side: $((SECONDS - start)) s ==="
+  rm -rf "$logs"
+fi
+
 failed=()
 for suite in "${suites[@]}"; do
   echo "=== planshape test suite: $suite ==="
