@@ -39,6 +39,11 @@ TRICKS = {
                                   "day 1, field 'transportation.to'"),
     "leg read as another": ((2, "transportation", "from"), "Chicago to Rockford", "day 3, field 'transportation"),
     "stay read as travel": ((1, "city", "stay"), "Rockford from here", "day 2, field 'city.stay'"),
+    # Each of the city rules alone (mutation testing: a rule joined to the next by `and` passed every case above)
+    "stay on two lines": ((1, "city", "stay"), "Rockford\u2028Aurora", "day 2, field 'city.stay'"),
+    "travel city on two lines": ((0, "city", "from"), "St. Petersburg\u2028Tampa", "day 1, field 'city.from'"),
+    "travel city with a comma": ((0, "city", "from"), "St. Petersburg, Tampa", "day 1, field 'city.from'"),
+    "travel city read on as the leg": ((0, "city", "from"), "St. Petersburg to Tampa", "day 1, field 'city.to'"),
     "accommodation city with a comma": ((0, "accommodation", "city"), "Chicago, Rockford",
                                         "day 1, field 'accommodation.city'"),
     "day numbered 30": ((1, "days"), 30, "day 2, field 'days'"),
