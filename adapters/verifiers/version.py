@@ -1,25 +1,13 @@
 """The supported verifiers: 0.4.x, the release whose ``verifiers.v1`` API (Taskset, Task, Toolset, Env) this
-environment is written against; verifiers rewrote its environment API in 0.4, so another release must fail at
-import with what to install, not at the first rollout."""
+environment is written against; verifiers rewrote its environment API in 0.4, so another release fails at import
+with what to install, not at the first rollout. One table, the facade's ``Support``, as for the trainers."""
 
 from __future__ import annotations
 
-from planshape.shaping.facade import UnsupportedRelease
+from planshape.shaping.facade import Support
 
-SUPPORTED = "0.4"
-INSTALL = "pip install 'verifiers==0.4.0' (see scripts/setup-verifiers.sh)"
+SUPPORT = Support(package="verifiers", label="verifiers", oldest="0.4.0", before="0.5",
+                  columns=(("0.4", "0.4.0"),), tested=("0.4.0",),
+                  everywhere=("the TravelPlanner environment (`vf.load_environment`, `vf-eval`)",))
 
-
-def check_version(version: str | None = None) -> str:
-    """The installed verifiers version (or ``version``, checked as if installed); raises the facade's
-    ``UnsupportedRelease`` saying what to install otherwise."""
-    try:
-        import verifiers
-    except ImportError as exc:
-        raise UnsupportedRelease(f"planshape's verifiers environment needs verifiers {SUPPORTED}.x ({exc}); "
-                                   f"{INSTALL}") from exc
-    version = version or str(getattr(verifiers, "__version__", "unknown"))
-    if version.split(".")[:2] != SUPPORTED.split("."):
-        raise UnsupportedRelease(f"planshape's verifiers environment supports verifiers {SUPPORTED}.x, found "
-                                   f"{version}; {INSTALL}")
-    return version
+check_version = SUPPORT.check

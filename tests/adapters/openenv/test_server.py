@@ -125,5 +125,6 @@ def test_an_openenv_release_other_than_010_is_refused():
     from planshape.shaping.facade import UnsupportedRelease
 
     assert check_version().startswith("0.10.")
-    with pytest.raises(UnsupportedRelease, match="pip install 'openenv==0.10.0'"):
+    with pytest.raises(UnsupportedRelease, match=r"supports OpenEnv 0\.10\.0 to 0\.10\.x, found openenv 0\.3\.0: "
+                                                 r"pip install 'openenv>=0\.10\.0,<0\.11'"):
         check_version("0.3.0")

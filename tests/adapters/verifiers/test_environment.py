@@ -63,7 +63,8 @@ def test_a_verifiers_release_other_than_04_is_refused():
     from planshape.shaping.facade import UnsupportedRelease
 
     assert check_version().startswith("0.4.")
-    with pytest.raises(UnsupportedRelease, match="pip install 'verifiers==0.4.0'"):
+    with pytest.raises(UnsupportedRelease, match=r"supports verifiers 0\.4\.0 to 0\.4\.x, found verifiers 0\.5\.0: "
+                                                 r"pip install 'verifiers>=0\.4\.0,<0\.5'"):
         check_version("0.5.0")
 
 
