@@ -14,6 +14,8 @@
 # suite); `<venv>/bin/python -m pytest tests/adapters/<name>` runs the whole suite there, where a test of a feature
 # that release lacks skips, saying why.
 # Every named suite runs even when an earlier one fails; each prints its time, and the exit status is 1 if any failed.
+# Several suites run SETUP_JOBS (3) at a time: their dependencies install side by side, then each runs alone.
+# PLANSHAPE_DROP_VENVS=1 (set by .ci/run) removes each trainer's venv after its suite, to bound the disk used.
 # Also: verifiers | openenv (the environment standards pin mcp against each other and the core's serve extra, so a
 # venv each) | ray (planshape serve --ray on a local Ray instance, .venv-ray from scripts/setup-ray.sh).
 set -euo pipefail
@@ -52,27 +54,38 @@ setup_of() {  # suite -> the command that makes its venv
   esac
 }
 
-# Several suites: their venvs' dependencies (downloads, unpacking) install side by side first, SETUP_JOBS at a time,
-# planshape itself after, one venv at a time (an editable install writes into this checkout). A failure here is
-# reported again, with its output, by the suite's own setup below.
-if [ ${#suites[@]} -gt 1 ]; then
-  logs=$(mktemp -d)
-  start=$SECONDS
-  for suite in "${suites[@]}"; do
-    command=$(setup_of "$suite") || continue
-    while [ "$(jobs -rp | wc -l)" -ge "${SETUP_JOBS:-3}" ]; do wait -n || true; done
+venv_of() {  # suite -> its venv
+  case "$1" in
+    core) echo .venv ;;
+    verifiers|openenv|ray) echo ".venv-$1" ;;
+    *) release_of "$1" | cut -d' ' -f3 ;;
+  esac
+}
+for suite in "${suites[@]}"; do
+  setup_of "$suite" >/dev/null || { echo "unknown suite '$suite'; choose one of: ${ALL[*]}" >&2; exit 2; }
+done
+
+install_side_by_side() {  # several suites' dependencies (downloads, unpacking) at once; planshape itself goes in
+  # after, by each suite's own setup, one venv at a time (an editable install writes into this checkout). A failure
+  # here is reported again, with its output, by that suite's setup.
+  [ $# -gt 1 ] || return 0
+  local logs start suite command
+  logs=$(mktemp -d); start=$SECONDS
+  for suite in "$@"; do
+    command=$(setup_of "$suite")
     # shellcheck disable=SC2086 # the command's words: a script and its release
     PLANSHAPE_DEPS_ONLY=1 bash $command > "$logs/$suite.log" 2>&1 &
   done
   wait || true
-  echo "=== dependencies of ${#suites[@]} suites installed side by side: $((SECONDS - start)) s ==="
   rm -rf "$logs"
-fi
+  echo "=== dependencies of $* installed side by side: $((SECONDS - start)) s ==="
+}
 
 failed=()
-for suite in "${suites[@]}"; do
+run_suite() {
+  local suite=$1 start=$SECONDS adapter release venv files paths
+  shift  # the rest: pytest's arguments
   echo "=== planshape test suite: $suite ==="
-  start=$SECONDS
   if [ "$suite" = core ]; then
     { bash scripts/setup.sh && .venv/bin/ruff check . && bash scripts/typecheck.sh \
       && .venv/bin/python -m pytest -q tests --ignore=tests/adapters --ignore=tests/ray "$@"; } || failed+=("$suite")
@@ -81,17 +94,28 @@ for suite in "${suites[@]}"; do
       || failed+=("$suite")
   elif [ "$suite" = ray ]; then
     { bash scripts/setup-ray.sh && .venv-ray/bin/python -m pytest -q tests/ray "$@"; } || failed+=("$suite")
-  elif spec=$(release_of "$suite"); then
-    read -r adapter release venv files <<< "$spec"
+  else
+    read -r adapter release venv files <<< "$(release_of "$suite")"
     paths=("tests/adapters/$adapter")
     [ -z "${files:-}" ] || read -r -a paths <<< "$(printf "tests/adapters/$adapter/%s " $files)"
     { bash "scripts/setup-$adapter.sh" "$release" && "$venv/bin/python" -m pytest -q "${paths[@]}" "$@"; } \
       || failed+=("$suite")
-  else
-    echo "unknown suite '$suite'; choose one of: ${ALL[*]}" >&2
-    exit 2
   fi
-  echo "=== planshape test suite: $suite took $((SECONDS - start)) s ==="
+  echo "=== planshape test suite: $suite took $((SECONDS - start)) s ($(df -h --output=avail . | tail -1 | tr -d ' ') disk free) ==="
+}
+
+# Suites run in batches of SETUP_JOBS (default 3): a batch's dependencies install side by side, then its suites run
+# one by one on an otherwise idle machine. With PLANSHAPE_DROP_VENVS=1 (.ci/run sets it: a CI machine's disk is not
+# ours to fill) each trainer's venv is removed once its suite ran, so the disk holds one batch of them (about 1.7 GB
+# each) instead of all ten (about 15 GB); the core .venv stays, as the verifiers suite runs its `planshape mcp`.
+batch=${SETUP_JOBS:-3}
+for ((first = 0; first < ${#suites[@]}; first += batch)); do
+  group=("${suites[@]:first:batch}")
+  install_side_by_side "${group[@]}"
+  for suite in "${group[@]}"; do
+    run_suite "$suite" "$@"
+    if [ -n "${PLANSHAPE_DROP_VENVS:-}" ] && [ "$suite" != core ]; then rm -rf "$(venv_of "$suite")"; fi
+  done
 done
 # Every suite runs even when one fails, so one run shows every failure; the exit status is any failure's.
 if [ ${#failed[@]} -gt 0 ]; then

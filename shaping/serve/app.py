@@ -7,6 +7,8 @@ status and time of each request instead.
 from __future__ import annotations
 
 import json
+import socket
+from collections.abc import Callable
 
 from aiohttp import web
 
@@ -46,12 +48,13 @@ def to_response(reply: Reply) -> web.Response:
     return web.Response(status=reply.status, text=json.dumps(reply.body), content_type="application/json")
 
 
-def run(service: Service, host: str, port: int) -> None:
-    """Serve until interrupted, then stop the scoring side."""
+def run(service: Service, sock: socket.socket, ready: Callable[[], None]) -> None:
+    """Serve on ``sock`` (bound already) until interrupted, then stop the scoring side; ``ready`` is called once
+    the server answers."""
     app = make_app(service)
 
     async def stop(_: web.Application) -> None:
         service.close()
 
     app.on_cleanup.append(stop)
-    web.run_app(app, host=host, port=port, access_log=None, print=None)
+    web.run_app(app, sock=sock, access_log=None, print=lambda *_: ready())

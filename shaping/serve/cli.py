@@ -32,22 +32,32 @@ def _serve(args: argparse.Namespace) -> int:
 
         resources = _resources(args.resource)
         step = check_step(serve_shaper(args.config, args.workers if args.workers is not None else 0, False), args.step)
-        console.print(f"planshape serve: {args.replicas} Ray Serve replica(s), each asking for {resources}, at "
-                      f"http://{args.host}:{args.port}{prefix}/get_reward (and /reward, /verify, /health, /metrics)")
         from planshape.shaping.config import as_mapping
+
+        def deployed() -> None:
+            console.print(f"planshape serve: {args.replicas} Ray Serve replica(s), each asking for {resources}, at "
+                          f"http://{args.host}:{args.port}{prefix}/get_reward (and /reward, /verify, /health, "
+                          "/metrics)")
 
         settings = dict(as_mapping(args.config))  # the replicas get the settings, not a file they may not have
         deploy(settings, guard, limits, step, args.replicas, resources, args.host, args.port, args.ray_address,
-               args.workers if args.workers is not None else 0, blocking=True)
+               args.workers if args.workers is not None else 0, blocking=True, ready=deployed)
         return 0
+    from planshape.validators.travelplanner.agent.listening import listen
+
     from .app import run
     from .routes import Service
 
+    sock = listen(args.host, args.port, "the reward server")  # a busy port fails before any worker starts
     shaper = serve_shaper(args.config, args.workers)
     step = check_step(shaper, args.step)
-    console.print(f"planshape serve: {shaper.config.workers} scoring worker(s) at "
-                  f"http://{args.host}:{args.port}{prefix}/get_reward (and /reward, /verify, /health, /metrics)")
-    run(Service(shaper, guard, limits, step), args.host, args.port)
+
+    def ready() -> None:  # said once aiohttp serves on the socket
+        console.print(f"planshape serve: {shaper.config.workers} scoring worker(s) at "
+                      f"http://{args.host}:{sock.getsockname()[1]}{prefix}/get_reward (and /reward, /verify, /health, "
+                      "/metrics)")
+
+    run(Service(shaper, guard, limits, step), sock, ready)
     return 0
 
 

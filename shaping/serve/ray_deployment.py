@@ -9,6 +9,8 @@ scores in process (``workers`` 0, the default) or on its own pool of ``workers``
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Callable
 from typing import Any
 
 from .auth import Guard
@@ -82,9 +84,11 @@ def application(config: Any, guard: Guard, limits: Limits, step: int, replicas: 
 
 
 def deploy(config: Any, guard: Guard, limits: Limits, step: int, replicas: int, resources: dict[str, float],
-           host: str, port: int, ray_address: str | None = "auto", workers: int = 0, blocking: bool = False) -> None:
+           host: str, port: int, ray_address: str | None = "auto", workers: int = 0, blocking: bool = False,
+           ready: Callable[[], None] | None = None) -> None:
     """Join the Ray cluster at ``ray_address`` (None: the one this process already started, or a new local
-    one), start Serve's HTTP proxy on ``host:port`` and run the application at ``/``."""
+    one), start Serve's HTTP proxy on ``host:port`` and run the application at ``/``; ``ready`` is called once its
+    replicas run, and ``blocking`` then serves until interrupted."""
     import ray
     from ray import serve
 
@@ -92,4 +96,8 @@ def deploy(config: Any, guard: Guard, limits: Limits, step: int, replicas: int, 
         ray.init(address=ray_address)
     serve.start(http_options={"host": host, "port": port})
     serve.run(application(config, guard, limits, step, replicas, resources, workers), name=APP_NAME,
-              route_prefix="/", blocking=blocking)
+              route_prefix="/")  # returns once the replicas run
+    if ready is not None:
+        ready()
+    if blocking:
+        threading.Event().wait()  # until interrupted

@@ -9,8 +9,6 @@ Needs the ``serve`` extra (``pip install 'planshape[serve]'``).
 from __future__ import annotations
 
 import asyncio
-import errno
-import os
 import socket
 from typing import Any
 
@@ -18,6 +16,7 @@ import mcp_types as types
 from mcp.server.lowlevel import Server
 from mcp.server.stdio import stdio_server
 
+from .listening import listen as bind
 from .tools import TOOL_SCHEMAS, ToolBox
 
 NAME = "planshape-travelplanner"
@@ -55,17 +54,8 @@ def serve_stdio(tools: ToolBox, version: str = "") -> None:
 
 
 def listen(host: str = "127.0.0.1", port: int = 8765) -> socket.socket:
-    """The listening socket for ``serve_http``, bound before anything says it serves: a port in use or a host
-    this machine does not have is a ``ValueError`` that says what to change."""
-    if not 0 <= port <= 65535:
-        raise ValueError(f"--port must be in 0-65535, got {port}")
-    try:
-        family = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0][0]
-        return socket.create_server((host, port), family=family)
-    except OSError as exc:
-        why = os.strerror(exc.errno) if isinstance(exc.errno, int) and exc.errno > 0 else exc.strerror or str(exc)
-        what = "the port is in use: pick another --port" if exc.errno == errno.EADDRINUSE else "check --host and --port"
-        raise ValueError(f"cannot serve MCP on {host}:{port} ({why}); {what}") from None
+    """The listening socket for ``serve_http``, bound before anything says it serves (``listening.listen``)."""
+    return bind(host, port, "MCP")
 
 
 def serve_http(tools: ToolBox, sock: socket.socket, host: str = "127.0.0.1", version: str = "") -> None:
