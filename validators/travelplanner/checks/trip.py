@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..query import Query
+from ..reading import TransportText, canonical, read_transport
 from ..store.sandbox import SandboxStore
 from .modes import Mode
 from .plan_memo import PlanMemo
@@ -54,6 +55,11 @@ class Trip:
         """Both cities of a ``from A to B`` text; raises TypeError when there is none (upstream crash)."""
         origin, destination = self.memo.from_to(text)
         return self.city(origin), self.city(destination)
+
+    def transport(self, value: Any) -> TransportText | None:
+        """What a transport string states: strict's tolerant reading (``reading.py``), or with Q22 open the
+        canonical string's fields (None for any other text)."""
+        return self.memo.parse(canonical if self.mode.exact_spelling else read_transport, value)
 
     def items(self, attraction: str) -> list[str]:
         return self.memo.items(attraction, self.mode.drop_last_attraction)
