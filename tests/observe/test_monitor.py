@@ -131,9 +131,13 @@ def test_quirk_family_is_an_exploit_named_by_its_flag(quirk, database):
 
 
 def test_a_shape_two_rules_close_is_named_by_both(database):
+    _, watch = Monitor("strict").check(rockford(edits={(2, "lunch"): "Flying Mango, Rockford (then Coco Bambu)"}),
+                                       ROCKFORD, database)
+    assert watch.exploit and watch.rules == ("same_place_by_text", "several_places_per_field")
+    # "(S1)" after the city is a remark strict's reader leaves unread (it names no place): only the repeat is left
     _, watch = Monitor("strict").check(rockford(edits={(2, "lunch"): "Flying Mango, Rockford(S1)"}), ROCKFORD,
                                        database)
-    assert watch.exploit and watch.rules == ("same_place_by_text", "several_places_per_field")
+    assert watch.exploit and watch.rules == ("same_place_by_text",)
 
 
 @pytest.mark.parametrize("quirk", sorted(SAMPLE_FAMILIES))

@@ -341,7 +341,7 @@ def test_two_places_at_once(database, train):
     # Day 1's dinner moved to breakfast: in Rockford, though the flight from St. Petersburg lands at 17:04.
     plan = rockford(edits={(0, "breakfast"): ROCKFORD_PLAN[0]["dinner"], (0, "dinner"): "-"})
     reason = _closed_by(plan, ROCKFORD, database, "two_places_at_once", "is_valid_information_in_current_city")
-    assert "the breakfast Coco Bambu, Rockford (06:00-11:30, 30 min) cannot fit" in reason
+    assert "the breakfast Coco Bambu, Rockford (06:00-12:00, 30 min) cannot fit" in reason
     assert "flight F3573659 from St. Petersburg to Rockford, which leaves at 15:40 and lands at 17:04" in reason
     query, gold = train[2]  # Las Vegas -> Stockton; home on day 3 by a flight leaving Stockton at 13:42
     plan = copy.deepcopy(gold)
@@ -356,7 +356,7 @@ def test_day_trip_any_distance(database, train):
     plan = copy.deepcopy(gold)
     plan[3]["attraction"] = f"{sight}, El Paso;"
     reason = _closed_by(plan, query, database, "day_trip_any_distance", "is_valid_information_in_current_city")
-    assert "(Q20: a day trip from San Antonio reaches 340 km; El Paso is 887 km by road)" in reason
+    assert "(Q20: a day trip from San Antonio reaches 400 km; El Paso is 887 km by road)" in reason
     # Several day trips in one day, each within reach (231, 290 and 252 km, in three directions): about
     # 1,500 km of unpaid driving, and a bigger pool of attractions for Diverse Attractions.
     for day, cities in ((3, ("Corpus Christi", "Waco")), (5, ("Austin", "Corpus Christi", "Laredo"))):
@@ -407,7 +407,7 @@ def test_two_places_at_once_across_midnight():
                                   "Arrival Time: 11:15", lunch="-", dinner="-")
     # Day 2's breakfast (until 10:30) is eaten while the flight of day 1 is still in the air.
     reason = _closed_by(plan, SAMPLE_Q, store, "two_places_at_once", "is_valid_information_in_current_city")
-    assert reason == ("No schedule fits day 2 (Q19): the breakfast The Copper Kettle, Lindenfield (06:00-11:30, 30 "
+    assert reason == ("No schedule fits day 2 (Q19): the breakfast The Copper Kettle, Lindenfield (06:00-12:00, 30 "
                       "min) cannot fit: the day starts at 12:15, when day 1's flight F9000199 from Harborview to "
                       "Lindenfield lands at 11:15 (60 min to leave the airport). [convention]")
     plan[1]["breakfast"] = "-"  # no breakfast: lunch (from 11:00 to 16:30) after landing is possible

@@ -84,7 +84,7 @@ FAMILIES = {
                                           "self-driving from Houston to Salt Lake City")),
     "drive-order-long": (drive_order_long, ("day 1 (Q19)", "the dinner Brijwasi Chat Bhandar", "Santa Ana",
                                             "self-driving from Santa Ana to Helena (07:45-00:24 the next day)")),
-    "flight-tight (breakfast)": (flight_tight_breakfast, ("day 1 (Q19)", "Las Vegas (06:00-11:30, 30 min)",
+    "flight-tight (breakfast)": (flight_tight_breakfast, ("day 1 (Q19)", "Las Vegas (06:00-12:00, 30 min)",
                                                           "flight F3576711 leaves Las Vegas at 06:01")),
     "sight-stack": (sight_stack, ("day 1 (Q19)", "the attraction", "Las Vegas (07:00-22:00, 45 min)",
                                   "flight F3629168 leaves Las Vegas at 09:35")),

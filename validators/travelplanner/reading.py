@@ -79,6 +79,7 @@ _TRAILING = " .!?:;,*"
 
 _FLIGHT_NO = re.compile(r"(?i)^#?\s*(F\d{3,})\.?$")
 _DIGITS_NO = re.compile(r"^#?\s*(\d{5,})$")  # "Flight Number: 3839339": the F left out
+_LABELLED_NO = re.compile(r"(?i)^#?\s*(F\d+)\.?$")
 _TIME = re.compile(r"(?i)^(?P<h>\d{1,2})[:h](?P<m>\d{2})(?::(?P<s>\d{2}))?\s*(?P<ampm>[ap]\.?\s*m\.?)?$")
 _UNITS = r"days?|d|hours?|hrs?|hr|h|minutes?|mins?|min|mn|m"
 _UNIT = {"d": 1440, "day": 1440, "days": 1440, "h": 60, "hr": 60, "hrs": 60, "hour": 60, "hours": 60,
@@ -240,6 +241,9 @@ class _Reading:
         elif _PERSON.match(text) or _GROUP.match(text):
             self.qualify(text)
         else:
+            if "$" in text and (q := _QUALIFIER.search(text)) is not None and q.start() > 0:
+                self.qualify(text[q.start() :])  # "$31 per person"
+                text = text[: q.start()].strip(_TRAILING)
             key, value, unit = _by_shape(text)
             if key is None:
                 self.unread.append(text)
@@ -250,6 +254,8 @@ class _Reading:
                 self.add(key, text, value, unit)
 
     def labelled(self, key: str, text: str) -> None:
+        if key == "flight_number":
+            self.modes.append(FLIGHT)  # "Flight Number: ..." names the mode, whatever number follows
         value = text.strip(_TRAILING)
         if key == "cost" and (q := _QUALIFIER.search(value)) is not None and q.start() > 0:
             self.qualify(value[q.start() :])
@@ -281,7 +287,7 @@ def _parse(key: str, text: str) -> tuple[float | str, str] | None:
     text = _APPROX.sub("", text)
     value: float | str | None
     if key == "flight_number":
-        m = _FLIGHT_NO.match(text)
+        m = _LABELLED_NO.match(text)
         digits = _DIGITS_NO.match(text)
         value = m.group(1).upper() if m else f"F{digits.group(1)}" if digits else None
     elif key in ("departure_time", "arrival_time"):
@@ -409,3 +415,237 @@ def _canonical_value(key: str, written: str) -> tuple[float | str, str] | None:
         return float(written), ""
     except ValueError:  # "1.2.3" matches the canonical cost's digits-and-dots
         return None
+
+
+# ------------------------------------------------------------------------------------------- places
+
+# The database's cuisines and room types: an item may state them after its city ("Side Wok, Bozeman (Indian)").
+CUISINES = ("American", "BBQ", "Bakery", "Cafe", "Chinese", "Desserts", "Fast Food", "French", "Indian", "Italian",
+            "Mediterranean", "Mexican", "Pizza", "Seafood", "Tea")
+ROOM_TYPES = {"entire home/apt": "Entire home/apt", "entire home": "Entire home/apt", "entire apartment":
+              "Entire home/apt", "entire room": "Entire home/apt", "private room": "Private room",
+              "shared room": "Shared room"}
+_PLACE_SEPARATORS = re.compile(r"\s*(?:[,;:()\[\]{}|]|\s[-–—]\s)\s*")
+_CUISINE = re.compile(r"(?i)^(?:(?:" + "|".join(re.escape(c) for c in CUISINES)
+                      + r")(?:\s*(?:/|&|and|,)\s*|\s+|$))+(?:cuisine|food|restaurant)?$")
+_ONE_CUISINE = re.compile(r"(?i)" + "|".join(re.escape(c) for c in sorted(CUISINES, key=len, reverse=True)))
+_PLACE_LABEL = re.compile(r"(?i)^(?P<label>(?:total\s+|average\s+|avg\.?\s+|estimated\s+|approx(?:imate|\.)?\s+)?"
+                          r"(?:cost|price|fare)(?:\s+per\s+(?:person|night))?|room\s*type|house[\s_]*rules?|"
+                          r"cuisines?|type|(?P<minimum_nights>min(?:imum)?[\s_]*nights?)|"
+                          r"(?P<maximum_occupancy>max(?:imum)?[\s_]*occupancy)|"
+                          r"(?P<rating>(?:aggregate\s+|review\s+)?rat(?:e|ing)(?:\s+number)?))\s*[:=]?\s*")
+_NIGHTS = re.compile(r"(?i)^(?:for\s+)?(\d+)\s+nights?$")
+_PEOPLE = re.compile(r"(?i)^(?:for\s+)?(\d+|one|two|three|four|five|six|seven|eight)\s+(?:people|persons|guests|"
+                     r"travell?ers|adults)$")
+_MONEY_FOR = re.compile(r"(?i)^(.+?)\s+(for\s+.+|per\s+.+|each|total|in\s+total)$")
+_PER_NIGHT = re.compile(r"(?i)^(?:per|a|/)\s*night$")
+_SLASH_UNIT = re.compile(r"(?i)^(.+?)\s*/\s*(night|person|pax|head|day)$")
+_ALLOWS = re.compile(r"(?i)^(?:(?:this\s+\w+\s+)?allows\s+(?P<a>\w+)|(?P<b>\w+)[\s-]+(?:friendly|allowed|welcome|ok))"
+                     r"(?:\s+.*)?$")
+ALLOWED = {"pet": "No pets", "dog": "No pets", "cat": "No pets", "smok": "No smoking", "part": "No parties",
+           "child": "No children under 10", "kid": "No children under 10", "famil": "No children under 10",
+           "visitor": "No visitors", "guest": "No visitors"}
+_HOUSE_RULE = re.compile(r"(?i)^(?:no\s+(?:smoking|parties|pets|visitors|children\s+under\s+10)"
+                         r"(?:\s*(?:&|and|,)\s*no\s+(?:smoking|parties|pets|visitors|children\s+under\s+10))*)$")
+
+
+@dataclass(frozen=True)
+class PlaceText:
+    """What a ``Name, City`` item states: the name and the city (spaces collapsed; the city None when the text
+    names no known city: the day's cities may hold it), the ``(State)`` written after the city, and the values it
+    states after the city (``cost`` with ``per``: ``"person"``, ``"group"`` or ``""``; ``nights``; ``cuisines``;
+    ``room_type``; ``house_rules``). ``unread``: text after the name that states nothing the reader knows."""
+
+    name: str
+    city: str | None
+    state: str | None = None
+    cost: float | None = None
+    per: str = ""
+    nights: int | None = None
+    cuisines: tuple[str, ...] = ()
+    room_type: str | None = None
+    house_rules: tuple[str, ...] = ()
+    allows: tuple[str, ...] = ()
+    numbers: tuple[tuple[str, float], ...] = ()
+    unread: tuple[str, ...] = ()
+
+    @property
+    def plain(self) -> bool:
+        """A name and a city (or none), and nothing after them."""
+        return (self.state is None and self.cost is None and not self.unread and not self.cuisines
+                and self.room_type is None and not self.house_rules and not self.allows and not self.numbers)
+
+
+def read_place(text: object, cities: frozenset[str], states: frozenset[str]) -> PlaceText | None:
+    """What a place item states, given the database's ``cities`` and ``states``; None for a value that is not
+    one line of text (strict's one-line rule names it: upstream reads only a field's last line)."""
+    if not isinstance(text, str) or len(text) > MAX_TEXT or (not text.isprintable() and (
+            len(text.splitlines()) > 1 or text.endswith(("\n", "\r")))):  # a line break is unprintable
+        return None
+    return _read_place(text, cities, states)
+
+
+@lru_cache(maxsize=65536)
+def _read_place(text: str, cities: frozenset[str], states: frozenset[str]) -> PlaceText:
+    flat = _THOUSANDS.sub("", collapse(text)).rstrip(_TRAILING + ")]")
+    cuts = [(m.start(), m.end()) for m in _PLACE_SEPARATORS.finditer(flat)]
+    bounds = [(0, 0), *cuts, (len(flat), len(flat))]
+    segments = [(bounds[k][1], bounds[k + 1][0]) for k in range(len(bounds) - 1)]
+    found = None
+    for k in range(len(segments) - 1, 0, -1):  # the last segment that is a city (a name may hold one too)
+        start, end = segments[k]
+        if flat[start:end].strip(_TRAILING) in cities:
+            found = k
+            break
+    if found is not None and found > 1 and flat[segments[found - 1][1] : segments[found][0]].strip() == "(" and \
+            flat[slice(*segments[found])] in states and flat[slice(*segments[found - 1])].strip(_TRAILING) in cities:
+        found -= 1  # "Buffalo(New York)": a state that is also a city's name, after its city
+    if found is None:
+        return _without_city(flat, segments)
+    start, end = segments[found]
+    name = flat[: start].rstrip(" ,;:-–—(").strip()
+    city = flat[start:end].strip(_TRAILING)
+    rest = _fields(flat, segments[found + 1 :])
+    state = None
+    if rest and rest[0] in states and flat[end : segments[found + 1][0]].strip() == "(":
+        state, rest = rest[0], rest[1:]
+    return _annotated(name, city, state, rest)
+
+
+def _without_city(flat: str, segments: list[tuple[int, int]]) -> PlaceText:
+    """An item that names no known city: its name runs to the first segment that is a value or a remark in
+    brackets ("The Maryland Zoo in Baltimore (morning visit)")."""
+    for k, (start, end) in enumerate(segments):
+        if k and (_is_value(flat[start:end].strip(_TRAILING)) or flat[segments[k - 1][1] : start].strip() == "("):
+            name = flat[: segments[k - 1][1]].rstrip(_TRAILING).strip()
+            rest = _fields(flat, segments[k:])
+            return _annotated(name, None, None, rest)
+    return PlaceText(flat.rstrip(_TRAILING).strip(), None)
+
+
+def _fields(flat: str, segments: list[tuple[int, int]]) -> list[str]:
+    """The segments after a place's name or city, a label joined to the value after its colon
+    (``Minimum nights: 2``), each stripped of trailing punctuation."""
+    out: list[str] = []
+    for k, (start, end) in enumerate(segments):
+        text = flat[start:end].strip(_TRAILING)
+        joined = k and out and flat[segments[k - 1][1] : start].strip() == ":" and _PLACE_LABEL.fullmatch(out[-1] + ":")
+        if joined:
+            out[-1] = f"{out[-1]}: {text}"
+        else:
+            out.append(text)
+    return out
+
+
+def _is_value(segment: str) -> bool:
+    return bool(_PLACE_LABEL.match(segment) or money(segment.split(" ", 1)[0]) is not None
+                or _CUISINE.match(segment) or _MONEY_FOR.match(segment) or _NIGHTS.match(segment))
+
+
+def _annotated(name: str, city: str | None, state: str | None, rest: list[str]) -> PlaceText:
+    """The item with the values its segments after the city state."""
+    cost: float | None = None
+    per, nights, room = "", None, None
+    cuisines: list[str] = []
+    rules: list[str] = []
+    allows: list[str] = []
+    numbers: list[tuple[str, float]] = []
+    unread: list[str] = []
+    for segment in (r for r in rest if r):
+        label = _PLACE_LABEL.match(segment)
+        key = label["label"].lower() if label else ""
+        value = segment[label.end() :] if label else segment
+        if not value or value.lower() in NOT_STATED:
+            continue
+        if label and (field := next((f for f in _NUMBERS if label[f]), None)) is not None:
+            try:  # "Minimum Nights: 2.0", "Review rate number: 4": a number the row holds
+                numbers.append((field, float(value.split()[0])))
+            except ValueError:
+                unread.append(segment)
+        elif "room" in key or (not key and value.lower() in ROOM_TYPES):
+            room = ROOM_TYPES.get(value.lower(), value)
+            if value.lower() not in ROOM_TYPES:
+                unread.append(segment)
+        elif "rule" in key or _HOUSE_RULE.match(value):
+            rules += [r.strip() for r in re.split(r"(?i)\s*(?:&|,|\band\b)\s*", value) if r.strip()]
+        elif "cuisine" in key or (not key and _CUISINE.match(value)):
+            cuisines += [m.group(0) for m in _ONE_CUISINE.finditer(value)]
+        elif (m := _NIGHTS.match(value)) is not None:
+            nights = int(m[1])
+        elif _PEOPLE.match(value) or _GROUP.match(value):
+            per = per or "group"
+        elif _PERSON.match(value) or _PER_NIGHT.match(value):
+            per = per or ("person" if _PERSON.match(value) else "")
+        elif _FILLER.match(value):
+            continue
+        elif (m := _ALLOWS.match(value)) is not None and (rule := _allowed(m["a"] or m["b"])) is not None:
+            allows.append(rule)  # "Pet-friendly": the listing has no "No pets" rule
+        else:
+            amount, qualifier = value, ""
+            if (q := _MONEY_FOR.match(value)) is not None:
+                amount, qualifier = q[1], q[2]
+            elif (q := _SLASH_UNIT.match(value)) is not None:  # "218/night", "25/person"
+                amount, qualifier = q[1], f"per {q[2]}"
+            parsed = 0.0 if amount.lower() in FREE else money(amount)
+            if parsed is None or (key and "cost" not in key and "price" not in key and "fare" not in key):
+                unread.append(segment)
+                continue
+            cost = parsed if cost is None else cost
+            if "person" in key:
+                per = "person"
+            if qualifier:
+                if (m := _NIGHTS.match(qualifier)) is not None:
+                    nights = int(m[1])
+                elif _PERSON.match(qualifier):
+                    per = "person"
+                elif _PEOPLE.match(qualifier) or _GROUP.match(qualifier):
+                    per = per or "group"
+                elif not _PER_NIGHT.match(qualifier):
+                    unread.append(qualifier)
+    return PlaceText(name, city, state, cost, per, nights, tuple(cuisines), room, tuple(rules), tuple(allows),
+                     tuple(numbers), tuple(unread))
+
+
+_NUMBERS = ("minimum_nights", "maximum_occupancy", "rating")
+
+
+def _allowed(word: str) -> str | None:
+    """The house rule a remark says the place does not have (``smoker`` -> ``No smoking``)."""
+    word = word.lower()
+    return next((rule for stem, rule in ALLOWED.items() if word.startswith(stem)), None)
+
+
+# ------------------------------------------------------------------------------------------- a day's city
+
+_LEG_WORDS = re.compile(r"(?i)^(?:from\s+)?(?P<a>.+?)\s*(?:\s+to\s+|\s*(?:->|→|–>|=>)\s*|\s+[-–—]\s+)(?P<b>.+)$")
+
+
+def read_current_city(text: object, cities: frozenset[str]) -> object:
+    """A ``current_city`` as strict reads it: ``from A to B`` or one city, whatever the case of ``from``/``to``,
+    the spacing, trailing punctuation, or an arrow for ``to`` (``Moline to Rockford``, ``From A -> B``); the
+    text unchanged when it is not one of these (the route check names it)."""
+    if not isinstance(text, str) or len(text) > MAX_TEXT:
+        return text
+    return _read_current_city(text, cities)
+
+
+@lru_cache(maxsize=16384)
+def _read_current_city(text: str, cities: frozenset[str]) -> str:
+    flat = collapse(text).rstrip(" .!;:,")
+    if _bare_city(flat) in cities:
+        return flat
+    m = _LEG_WORDS.match(flat)
+    if m is None:
+        return text
+    origin, destination = _STATE_CODE.sub("", m["a"]).strip(), _STATE_CODE.sub("", m["b"]).strip()
+    if _bare_city(origin) in cities and _bare_city(destination) in cities:
+        return f"from {origin} to {destination}"
+    return text
+
+
+def _bare_city(text: str) -> str:
+    cut = text.find("(")
+    return _STATE_CODE.sub("", (text if cut < 0 else text[:cut])).strip()
+
+
+_STATE_CODE = re.compile(r",\s*[A-Z]{2}$")  # "Pensacola, FL"

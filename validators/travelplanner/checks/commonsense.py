@@ -9,11 +9,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..reading import DRIVE, FLIGHT, TAXI
+from ..reading import DRIVE, FLIGHT, TAXI, collapse
 from ..store.sandbox import ground_cost
 from ..text import NO_MORE_DAYS, flight_number, modes_named
 from .categories import CONVENTION, FALSEHOOD, IMPOSSIBLE, UNMET, UNREADABLE, because
-from .place_form import city_form_failure, place_form_failure
+from .place_claims import place_failure
+from .place_form import city_form_failure
 from .stated_values import stated_value_failure, transport_failure
 from .trip import DAY_KEYS, MEALS, NEW, Outcome, Seen, Trip, day_leg, filled
 from .trip_timeline import timeline_failure
@@ -62,7 +63,9 @@ def _current_city_form(trip: Trip, text: str) -> str | None:
         failure = city_form_failure(trip, text)
         return f"names more than one city: {failure}" if failure else None
     origin, destination = trip.from_to(text)
-    if origin is None or destination is None or f"from {origin} to {destination}" != text:
+    written = text if trip.mode.exact_spelling else collapse(text)  # Q22: spacing is no second city
+    if origin is None or destination is None or f"from {origin} to {destination}" != written and (
+            trip.mode.exact_spelling or f"from {collapse(origin)} to {collapse(destination)}" != written):
         return f"says more than 'from A to B': {text!r}"
     failure = city_form_failure(trip, origin) or city_form_failure(trip, destination)
     return f"names more than two cities: {failure}" if failure else None
@@ -101,7 +104,7 @@ def is_valid_restaurants(trip: Trip) -> Outcome:
         for meal in MEALS:
             if meal in unit and trip.filled(unit[meal]):
                 value = unit[meal]
-                first = seen.add(trip.same(value), value, trip.row("restaurants", value))
+                first = seen.add(trip.same(value), value, trip.row("restaurants", value, unit))
                 if first is not NEW:
                     named = meal == "lunch" or not trip.mode.same_place_by_text  # upstream names it at lunch only
                     what = f"{meal} {value}" if named else meal
@@ -115,7 +118,7 @@ def is_valid_attractions(trip: Trip) -> Outcome:
     for i, unit in enumerate(trip.days):
         if "attraction" in unit and trip.filled(unit["attraction"]):
             for item in trip.items(unit["attraction"]):
-                first = seen.add(trip.same(item), item, trip.row("attractions", item))
+                first = seen.add(trip.same(item), item, trip.row("attractions", item, unit))
                 if first is not NEW:
                     return False, because(UNMET, _repeated(trip, f"The attraction '{item}' in day {i + 1} is repeated.",
                                                            item, first))
@@ -131,12 +134,13 @@ def is_valid_accommodation(trip: Trip) -> Outcome:
     if trip.mode.same_place_by_text:
         runs = consecutive_runs(stays)
     else:  # Q11: consecutive nights at one listing are one stay, however its name is written
-        runs = consecutive_runs(stays, [(trip.row("accommodations", v) or v) if not trip.absent(v) else v
-                                        for v in stays])
+        runs = consecutive_runs(stays, [(trip.row("accommodations", v, u) or v) if not trip.absent(v) else v
+                                        for v, u in zip(stays, trip.days, strict=True)])
+    units = {id(v): u for v, u in zip(stays, trip.days, strict=True)}
     for value, nights in runs:
         if trip.absent(value):
             continue
-        rows = trip.places("accommodations", value)
+        rows = trip.places("accommodations", value, units.get(id(value)))
         applies = len(rows) == 1 if trip.mode.substring_match else len(rows) >= 1
         if applies and nights < rows[0].minimum_nights:
             return False, because(FALSEHOOD, f"The accommodation {value} do not obey the minumum nights rule.")
@@ -193,20 +197,23 @@ def _modes(trip: Trip, value: str) -> list[str] | tuple[str, ...]:
     return (*read.modes, *read.other_modes)
 
 
-def _in_cities(trip: Trip, value: Any, cities: Any) -> bool:
+def _in_cities(trip: Trip, value: Any, cities: Any, unit: Any = None) -> bool:
     """Whether a plan item is in one of the day's cities: a city's name appears in its text (Q12), or its own
-    city is one of them. With Q1 open a stay day's "cities" are the characters of one name, as upstream's."""
+    city is one of them. With Q1 open a stay day's "cities" are the characters of one name, as upstream's.
+    Read tolerantly (Q22), an item whose city is unknown (no city written, none of the day's has it) is left to
+    Within Sandbox, which names it."""
     if isinstance(cities, str) and isinstance(value, str):
         return not set(cities).isdisjoint(value)  # per character (Q1), in linear time
     if trip.mode.city_by_substring or isinstance(cities, str):
         return any(city in value for city in cities)
-    return trip.item_city(value) in cities
+    city = trip.item_city(value, unit)
+    return city in cities or (city == "" and not trip.mode.exact_spelling)
 
 
-def _not_in_city(trip: Trip, message: str, value: Any, cities: Any) -> str:
+def _not_in_city(trip: Trip, message: str, value: Any, cities: Any, unit: Any = None) -> str:
     if trip.mode.city_by_substring or isinstance(cities, str):
         return message
-    return f"{message[:-1]}: {value!r} is in {trip.item_city(value)!r}, not in {' or '.join(cities)}."
+    return f"{message[:-1]}: {value!r} is in {trip.item_city(value, unit)!r}, not in {' or '.join(cities)}."
 
 
 def _transport_in_city(trip: Trip, i: int, text: str, value: Any, cities: Any) -> str | None:
@@ -262,20 +269,20 @@ def is_valid_information_in_current_city(trip: Trip) -> Outcome:
             if failure:
                 return False, failure
         for meal in MEALS:
-            if meal in unit and trip.filled(unit[meal]) and not _in_cities(trip, unit[meal], cities):
+            if meal in unit and trip.filled(unit[meal]) and not _in_cities(trip, unit[meal], cities, unit):
                 return False, because(IMPOSSIBLE, _not_in_city(trip, f"The {meal} in day {i + 1} is invalid city "
-                                                                     f"choice.", unit[meal], cities))
+                                                                     f"choice.", unit[meal], cities, unit))
         if "attraction" in unit and trip.filled(unit["attraction"]):
             away: str | None = None  # the city of the day's day trip (Q20: one city a day)
             for item in trip.items(unit["attraction"]):
-                if _in_cities(trip, item, cities):
+                if _in_cities(trip, item, cities, unit):
                     continue
-                if not _day_trip(trip, text, item):
-                    far = _beyond_reach(trip, text, item)
+                if not _day_trip(trip, text, item, unit):
+                    far = _beyond_reach(trip, text, item, unit)
                     return False, because(CONVENTION if far else IMPOSSIBLE, _not_in_city(
-                        trip, f"The attraction in day {i + 1} is invalid city choice{far}.", item, cities))
+                        trip, f"The attraction in day {i + 1} is invalid city choice{far}.", item, cities, unit))
                 if not trip.mode.day_trip_any_distance:
-                    there = trip.item_city(item)
+                    there = trip.item_city(item, unit)
                     if away is not None and there != away:
                         return False, because(CONVENTION, f"The attraction in day {i + 1} is invalid city choice "
                                                           f"(Q20: a day trip goes to one city, but day {i + 1} visits "
@@ -284,19 +291,19 @@ def is_valid_information_in_current_city(trip: Trip) -> Outcome:
         if "accommodation" in unit and trip.filled(unit["accommodation"]):
             stay = unit["accommodation"]
             last = [cities[-1]] if isinstance(cities, list) else cities[-1]  # upstream: the last character (Q1)
-            if not _in_cities(trip, stay, last):
+            if not _in_cities(trip, stay, last, unit):
                 return False, because(IMPOSSIBLE, _not_in_city(trip, f"The accommodation in day {i + 1} is invalid "
-                                                                     f"city choice.", stay, last))
+                                                                     f"city choice.", stay, last, unit))
     if not trip.mode.two_places_at_once and (failure := timeline_failure(trip)):
         return False, because(failure.category, f"No schedule fits {failure}.")
     return True, "Every item is in the day's city."
 
 
-def _beyond_reach(trip: Trip, current_city: str, item: str) -> str:
+def _beyond_reach(trip: Trip, current_city: str, item: str, unit: Any = None) -> str:
     """Q20's part of the reason: a same-state day trip that is too far."""
     if trip.mode.day_trip_any_distance or trip.mode.stay_day_chars or "from" in current_city:
         return ""
-    here, there = trip.city(current_city), trip.item_city(item)
+    here, there = trip.city(current_city), trip.item_city(item, unit)
     if trip.store.city_state.get(here) is None or trip.store.city_state.get(there) != trip.store.city_state.get(here):
         return ""
     reach = day_trip_reach(trip, here, there)
@@ -304,7 +311,7 @@ def _beyond_reach(trip: Trip, current_city: str, item: str) -> str:
     return f" (Q20: a day trip from {here} reaches {trip.mode.conventions.day_trip_km:g} km; {there} is {far})"
 
 
-def _day_trip(trip: Trip, current_city: str, item: str) -> bool:
+def _day_trip(trip: Trip, current_city: str, item: str, unit: Any = None) -> bool:
     """Strict mode lets a stay day visit attractions in another city within reach (a day trip).
 
     The official checker accepts any city on stay days (Q1); strict requires the current city for meals
@@ -314,7 +321,7 @@ def _day_trip(trip: Trip, current_city: str, item: str) -> bool:
     """
     if trip.mode.stay_day_chars or "from" in current_city:
         return False
-    here, there = trip.city(current_city), trip.item_city(item)
+    here, there = trip.city(current_city), trip.item_city(item, unit)
     states = trip.store.city_state
     if states.get(here) is None or states.get(there) != states.get(here):
         return False
@@ -333,32 +340,22 @@ def is_valid_information_in_sandbox(trip: Trip) -> Outcome:
                 return False, failure
         for meal in MEALS:
             if meal in unit and trip.filled(unit[meal]):
-                if not trip.places("restaurants", unit[meal]):
+                if not trip.places("restaurants", unit[meal], unit):
                     return False, because(FALSEHOOD, f"The {meal} in day {i + 1} is invalid in the sandbox.")
-                if failure := _one_place(trip, unit[meal]):
-                    return False, because(UNREADABLE, f"The {meal} in day {i + 1} names more than one place: "
-                                                      f"{failure} (Q17).")
+                if failure := place_failure(trip, "restaurants", unit[meal], unit):
+                    return False, because(failure.category, f"The {meal} in day {i + 1} {failure}.")
         if "attraction" in unit and trip.filled(unit["attraction"]):
             for item in trip.items(unit["attraction"]):
-                if not trip.places("attractions", item):
+                if not trip.places("attractions", item, unit):
                     return False, because(FALSEHOOD, f"The attraction {item} in day {i + 1} is invalid in the sandbox.")
-                if failure := _one_place(trip, item):
-                    return False, because(UNREADABLE, f"The attraction in day {i + 1} names more than one place: "
-                                                      f"{failure} (Q17).")
+                if failure := place_failure(trip, "attractions", item, unit):
+                    return False, because(failure.category, f"The attraction in day {i + 1} {failure}.")
         if "accommodation" in unit and trip.filled(unit["accommodation"]):
-            if not trip.places("accommodations", unit["accommodation"]):
+            if not trip.places("accommodations", unit["accommodation"], unit):
                 return False, because(FALSEHOOD, f"The accommodation in day {i + 1} is invalid in the sandbox.")
-            if failure := _one_place(trip, unit["accommodation"]):
-                return False, because(UNREADABLE, f"The accommodation in day {i + 1} names more than one place: "
-                                                  f"{failure} (Q17).")
+            if failure := place_failure(trip, "accommodations", unit["accommodation"], unit):
+                return False, because(failure.category, f"The accommodation in day {i + 1} {failure}.")
     return True, "Every item exists in the sandbox."
-
-
-def _one_place(trip: Trip, text: str) -> str | None:
-    """Strict Q17 for one item; a one-line item without parentheses (most) is answered here."""
-    if trip.mode.several_places_per_field:
-        return None
-    return place_form_failure(trip, text)  # answers a one-line item without parentheses (most) at once
 
 
 def _transport_in_sandbox(trip: Trip, i: int, unit: dict, value: str) -> str | None:

@@ -71,7 +71,7 @@ class Conventions(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    breakfast: tuple[str, str] = ("06:00", "11:30")
+    breakfast: tuple[str, str] = ("06:00", "12:00")
     lunch: tuple[str, str] = ("11:00", "16:30")
     dinner: tuple[str, str] = ("17:00", "23:30")
     attraction: tuple[str, str] = ("07:00", "22:00")
@@ -79,7 +79,7 @@ class Conventions(BaseModel):
     sight_minutes: int = Field(default=45, ge=0, le=DAY)
     boarding_minutes: int = Field(default=20, ge=0, le=DAY)
     landing_minutes: int = Field(default=60, ge=0, le=DAY)
-    day_trip_km: float = Field(default=340.0, gt=0, allow_inf_nan=False)
+    day_trip_km: float = Field(default=400.0, gt=0, allow_inf_nan=False)
 
     @field_validator("breakfast", "lunch", "dinner", "attraction", mode="before")
     @classmethod

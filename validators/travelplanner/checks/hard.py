@@ -36,11 +36,11 @@ def total_cost(trip: Trip) -> float:
                     total += _charged(trip, origin, destination, "taxi") * vehicles(q.people_number, 4)
         for meal in MEALS:
             if trip.filled(unit[meal]):
-                rows = trip.places("restaurants", unit[meal])
+                rows = trip.places("restaurants", unit[meal], unit)
                 if rows:
                     total += rows[0].average_cost * q.people_number
         if trip.filled(unit["accommodation"]):
-            rows = trip.places("accommodations", unit["accommodation"])
+            rows = trip.places("accommodations", unit["accommodation"], unit)
             if rows:
                 total += rows[0].price * vehicles(q.people_number, rows[0].maximum_occupancy)
     return total
@@ -95,7 +95,7 @@ def _stays(trip: Trip):
     """The first matching database row of every day's accommodation that has one."""
     for unit in trip.days:
         if trip.filled(unit["accommodation"]):
-            rows = trip.places("accommodations", unit["accommodation"])
+            rows = trip.places("accommodations", unit["accommodation"], unit)
             if rows:
                 yield rows[0]
 
@@ -134,11 +134,11 @@ def valid_cuisine(trip: Trip) -> Outcome:
         for meal in MEALS:
             if not trip.filled(unit[meal]):
                 continue
-            if trip.memo.name_city(unit[meal])[1] == trip.query.org:
+            if trip.item_city(unit[meal], unit) == trip.query.org:
                 if trip.mode.cuisine_skips_day:
                     break  # Q9: upstream's `continue` leaves the day's meal loop
                 continue
-            rows = trip.places("restaurants", unit[meal])
+            rows = trip.places("restaurants", unit[meal], unit)
             if rows:
                 covered.update(c for c in wanted if c in rows[0].cuisines)
     for cuisine in wanted:

@@ -116,12 +116,11 @@ def _fields(trip: Trip, unit: dict, first: str, second: str) -> tuple[tuple, tup
     of a day's fields in its cities ``first`` and ``second`` (the same city on a stay day): ``(meals in first,
     in second), (sights in first, in second)``; the sights None when one is elsewhere. A meal elsewhere is
     another rule's failure, not timed."""
-    city = trip.memo.name_city
     meals: tuple[list[str], list[str]] = ([], [])
     for meal in ("breakfast", "lunch", "dinner"):
         value = unit.get(meal)
         if value.__class__ is str and value not in ("", "-") and trip.filled(value):
-            there = city(value)[1]
+            there = trip.item_city(value, unit)
             if there == first:
                 meals[0].append(meal)
             elif there == second:
@@ -130,7 +129,7 @@ def _fields(trip: Trip, unit: dict, first: str, second: str) -> tuple[tuple, tup
     value = unit.get("attraction")
     if value.__class__ is str and value not in ("", "-") and trip.filled(value):
         for text in trip.items(value):
-            there = city(text)[1]
+            there = trip.item_city(text, unit)
             if there == first:
                 counts[0] += 1
             elif there == second:
@@ -212,15 +211,14 @@ def _within(items: list[Item], cities: tuple[str, ...]) -> tuple[Item, ...]:
 def _items(trip: Trip, unit: dict) -> list[Item]:
     """The day's meals and sights in the plan's order, each with the city its database row is in."""
     items: list[Item] = []
-    city = trip.memo.name_city
     for key in FIELDS:
         value = unit.get(key)
         if value.__class__ is not str or value in ("", "-") or not trip.filled(value):
             continue
         if key == "attraction":
-            items += [_item(Item, (key, text, city(text)[1])) for text in trip.items(value)]
+            items += [_item(Item, (key, text, trip.item_city(text, unit))) for text in trip.items(value)]
         else:
-            items.append(_item(Item, (key, value, city(value)[1])))
+            items.append(_item(Item, (key, value, trip.item_city(value, unit))))
     return items
 
 

@@ -21,7 +21,6 @@ from typing import Any
 import fastjsonschema
 import jsonschema
 
-from ..reading import collapse
 from ..text import parse_transport
 from .conversion import conversion_failure
 from .json_limits import JsonLimits, first_violation
@@ -302,8 +301,9 @@ def parse_json(text: str | bytes, max_chars: int = MAX_ANSWER_CHARS) -> tuple[An
 
 
 def tidy(days: Any) -> Any:
-    """A structured answer with the spaces of its cities and transport fields collapsed (``" Rockford "`` is
-    ``Rockford``): spacing is form, and a space around a city would otherwise read back as another leg. Place
+    """A structured answer with the spacing of its cities and transport fields tidied (``" Rockford "`` is
+    ``Rockford``; runs of spaces are one): spacing is form, and a space around a city would otherwise read back
+    as another leg. A line break inside a value stays (the gate refuses it: the checker reads one line). Place
     names keep their text (strict reads them spacing-blind; official as upstream does). Anything that is not a
     list of day objects is returned as it is, for the schema to explain."""
     if not isinstance(days, list):
@@ -311,13 +311,14 @@ def tidy(days: Any) -> Any:
     out = []
     for day in days:
         if isinstance(day, dict) and any(isinstance(day.get(k), dict) for k in TIDY):
-            day = {k: ({f: collapse(v) if isinstance(v, str) else v for f, v in value.items()}
+            day = {k: ({f: _SPACES.sub(" ", v.strip()) if isinstance(v, str) else v for f, v in value.items()}
                        if k in TIDY and isinstance(value, dict) else value) for k, value in day.items()}
         out.append(day)
     return out
 
 
 TIDY = ("city", "transportation")
+_SPACES = re.compile(r"[ \t]+")
 
 
 def gate(answer: Any, max_chars: int = MAX_ANSWER_CHARS) -> GateResult:
