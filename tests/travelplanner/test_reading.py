@@ -227,3 +227,23 @@ def test_mutating_a_gold_plans_form_keeps_strict_passing(train, memory_database,
     result = check_plan(plan, query, memory_database, "strict")
     assert result.final_pass, (k, edits, json.dumps({n: v.reason for n, v in result.commonsense.items()
                                                      if not v.passed}))
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(k=st.integers(0, 44), edits=st.lists(st.sampled_from(sorted(STRUCTURED)), min_size=1, max_size=4, unique=True),
+       places=st.booleans())
+def test_mutating_a_structured_gold_answers_form_keeps_the_maximum_reward(train, memory_database, k, edits, places):
+    """The structured (Planner-R1) answer: spacing around every text field, unit words, seconds, optional
+    transport fields dropped, in any combination: the reward stays 5 (stage 1, dense)."""
+    query, gold = train[k]
+    days = _structured(gold)
+    for day in days:
+        if day["transportation"] is not None:
+            for edit in edits:
+                day["transportation"], day["city"] = STRUCTURED[edit](day["transportation"], day["city"])
+        if places:
+            for key in ("breakfast", "lunch", "dinner", "accommodation"):
+                if day[key] is not None:
+                    day[key] = {"city": f" {day[key]['city']}  ", "name": f"  {day[key]['name']} "}
+    score = Scorer(memory_database, mode="strict", schedule="stage1").score(answer_text(days), query)
+    assert score.reward == 5.0, (k, edits, places, score.failure, score.reason)

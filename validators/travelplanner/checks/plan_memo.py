@@ -118,7 +118,7 @@ class PlanMemo:
             return self._named[key]
         except KeyError:
             pass
-        rows = self.store.places(table, name_key(name), city, exact=True)
+        rows = self.store.places(table, name, city, exact=True)  # the reader's names are spaced as the keys
         if not rows:
             rows = self.store.places(table, name_key(f"{name}, {city}"), city, exact=True) or \
                    spelled(self.store, table, name, city)

@@ -146,7 +146,9 @@ class Sandbox:
         """Rows of ``table`` in ``city`` whose name contains ``name`` (upstream) or equals it, spacing aside
         (exact: ``name_key``)."""
         if exact:
-            return list(self._by_name[table].get((city, name_key(name)), ()))
+            by_name = self._by_name[table]
+            rows = by_name.get((city, name))  # the name as the plan writes it (most): no normalising
+            return list(rows if rows is not None else by_name.get((city, name_key(name)), ()))
         rows = self._by_city[table].get(city, ())
         index = self._containing.get((table, city))
         if index is None:

@@ -173,7 +173,9 @@ class SqliteStore:
         if city not in self._cities[table]:
             return []
         if exact:
-            return list(self._named(table, city).get(name_key(name), ()))
+            named = self._named(table, city)
+            rows = named.get(name)  # the name as the plan writes it (most): no normalising
+            return list(rows if rows is not None else named.get(name_key(name), ()))
         found = self._containing(table, city).get(name)
         return list(found) if found is not None else [r for r in self._city(table, city) if name in r.name]
 
