@@ -180,9 +180,9 @@ def _read_compared_with(trip: Trip, key: str, value: Any, i: int, unit: Any) -> 
     items = trip.items(value) if key == "attraction" else [value]
     out = []
     for item in items:
-        read = trip.place(item)
-        stated = "" if read is None or read.plain else f" (states more: {_stated(read)})"
-        name = read.name if read is not None else name_city(item)[0]
+        place = trip.place(item)
+        stated = "" if place is None or place.plain else f" (states more: {_stated(place)})"
+        name = place.name if place is not None else name_city(item)[0]
         rows = trip.places(table, item, unit)
         out.append(_rows(trip.store, table, rows, name, trip.item_city(item, unit) or "no city", True) + stated)
     return " | ".join(out) or "no attraction named"

@@ -147,8 +147,8 @@ class Sandbox:
         (exact: ``name_key``)."""
         if exact:
             by_name = self._by_name[table]
-            rows = by_name.get((city, name))  # the name as the plan writes it (most): no normalising
-            return list(rows if rows is not None else by_name.get((city, name_key(name)), ()))
+            hit = by_name.get((city, name))  # the name as the plan writes it (most): no normalising
+            return list(hit if hit is not None else by_name.get((city, name_key(name)), ()))
         rows = self._by_city[table].get(city, ())
         index = self._containing.get((table, city))
         if index is None:
