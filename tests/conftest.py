@@ -3,11 +3,19 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 from tests.shared_data import require_shared
+
+# Property tests draw the same examples on every run (a red CI is a bug, not a draw); PLANSHAPE_HYPOTHESIS=explore
+# draws fresh ones, to hunt.
+settings.register_profile("repeatable", derandomize=True)
+settings.register_profile("explore", derandomize=False)
+settings.load_profile(os.environ.get("PLANSHAPE_HYPOTHESIS", "repeatable"))
 
 
 @pytest.fixture(scope="session")
