@@ -1,25 +1,29 @@
 """Strict Q19's clock: does one schedule fit every item a day names? (A solver: no plan text, no database.)
 
 A day is a start time and city, the night's city, the items it names (meals and sights, each in a city,
-with an opening window and a least time) and the moves that join its cities: a flight (fixed departure
-and arrival, taken once) or a ground leg (a drive or taxi of fixed duration, at any time, as often as
-needed: two train gold plans eat in the departure city after eating in the arrival city on a short
-drive). The day fits when some order of its items, with moves between them, keeps every window and ends
-in the night's city.
+with an opening window and a least time; a sight also where it is) and the moves that join its cities: a
+flight (fixed departure and arrival, taken once) or a ground leg (a drive or taxi of fixed duration, at any
+time, at most ``Day.legs`` times in all: as often as the plan states it, see ``trip_timeline``). Moving
+from one sight to the next takes the time ``sight_moves`` gives their coordinates; a meal or a move between
+them covers it (restaurants have no place in the database). The day fits when some order of its items,
+with moves between them, keeps every window and ends in the night's city.
 
-Meals keep their order (their windows do not overlap) and a city's sights are interchangeable, so the
-state is (meals eaten, sights seen in each city, where, flown or not), and its earliest time decides:
-waiting is always allowed and every constraint is a deadline, so being earlier is never worse. A day in
-one city, or a flight day (the departure city's items before the flight, the arrival city's after), is a
-small table over (meals eaten, sights seen); a day with ground legs is searched state by state.
-The bounds are the 45 train gold plans' (docs/modes.md, *Tolerances*).
+Meals keep their order (their windows do not overlap), and the earliest time of each state decides:
+waiting is always allowed and every constraint is a deadline, so being earlier is never worse. Sights
+count as interchangeable where their order cannot matter (at most one in a city); otherwise the search
+keeps which were seen and runs of sights between two breaks take their shortest way (``sight_moves.routes``).
+A day with more than ``EXACT_SIGHTS`` sights in one city is judged by a bound instead (``sight_moves
+.tree_bound``: never stricter than the exact search). The bounds are the 45 train gold plans' (docs/modes.md).
 """
 
 from __future__ import annotations
 
+import heapq
 from collections.abc import Sequence
 from functools import lru_cache
 from typing import NamedTuple
+
+from .sight_moves import Point, hop_table, routes, tree_bound
 
 # Opening windows (minutes after midnight) and the least time each item takes.
 WINDOWS = {"breakfast": (6 * 60, 10 * 60 + 30), "lunch": (11 * 60, 15 * 60), "dinner": (17 * 60, 23 * 60),
@@ -29,22 +33,26 @@ SIGHT_MINUTES = 45
 MINUTES = {"breakfast": MEAL_MINUTES, "lunch": MEAL_MINUTES, "dinner": MEAL_MINUTES, "attraction": SIGHT_MINUTES}
 BOARDING = 20  # at the airport before a departure
 LANDING = 60  # from landing to the first thing in the arrival city
+EXACT_SIGHTS = 6  # sights of one day that the exact search takes (a gold day holds at most 4)
+ANY_LEGS = 1 << 20  # no limit on a day's ground moves
 NEVER = 1 << 40
 
 
 class Item(NamedTuple):
-    """A meal or a sight the day names: ``kind`` is a key of ``WINDOWS``, ``text`` as the plan writes it."""
+    """A meal or a sight the day names: ``kind`` is a key of ``WINDOWS``, ``text`` as the plan writes it,
+    ``at`` a sight's (latitude, longitude) from its database row (None: not known, as for every meal)."""
 
     kind: str
     text: str
     city: str
+    at: Point | None = None
 
     def __str__(self) -> str:
         return f"the {self.kind} {self.text.strip()}"
 
 
 class Move(NamedTuple):
-    """A flight (``departs`` set: it leaves then, taken once) or a ground leg (any time, as often as needed)."""
+    """A flight (``departs`` set: it leaves then, taken once) or a ground leg (any time)."""
 
     label: str  # "flight F3573659", "self-driving", "taxi", "a day trip"
     origin: str
@@ -54,7 +62,8 @@ class Move(NamedTuple):
 
 
 class Day(NamedTuple):
-    """One day to schedule, free from ``start`` (minutes after its midnight); ``since`` says why then."""
+    """One day to schedule, free from ``start`` (minutes after its midnight); ``since`` says why then;
+    ``legs``: how many ground moves (either way) the day may make in all."""
 
     number: int
     start: int
@@ -63,6 +72,7 @@ class Day(NamedTuple):
     night: str
     items: tuple[Item, ...]
     moves: tuple[Move, ...]
+    legs: int = ANY_LEGS
 
 
 class Step(NamedTuple):
@@ -94,12 +104,20 @@ def span(minutes: int) -> str:
 def end_of_day(day: Day) -> int | None:
     """When the day's earliest schedule is over, or None when no schedule fits (the check's fast path).
 
-    A day in one city and a flight day are two small tables over (meals eaten, sights seen), a day with a
-    ground leg both ways one over (meals eaten, sights seen in each city, where); each is keyed by the
-    day's shape alone (start, meals, counts, durations: small integers), which most days share.
+    A day whose cities hold at most one sight each is a small table over counts (one city, a flight day, a
+    ground leg both ways); a day with a run of sights to route is searched state by state over which sights
+    were seen (``routed``); each is keyed by the day's shape alone (start, meals, counts or places,
+    durations), which most days share.
     """
-    if too_many_sights(day.items):
+    if too_many_sights(day.items) or beyond_bound(day) is not None:
         return None
+    if routing(day.items):
+        return routed(*shape(day))
+    return counted_end(day)
+
+
+def counted_end(day: Day) -> int | None:
+    """``end_of_day`` with sights interchangeable in each city (exact when no city has two of them)."""
     moves = day.moves
     if not moves:
         return one_city(day.start, *_shape(day.items, day.city)) if day.city == day.night else None
@@ -120,8 +138,8 @@ def end_of_day(day: Day) -> int | None:
         n_b = sum(1 for it in day.items if it.kind == "attraction" and it.city == b)
         n_a = sum(1 for it in day.items if it.kind == "attraction") - n_b
         return two_cities(day.start, meals, n_a, n_b, moves[0].minutes, moves[1].minutes, day.city == b,
-                           day.night == b)
-    schedule = solve(day)  # several day-trip cities (only with Q20 open)
+                          day.night == b, day.legs)
+    schedule = solve(day, routed_sights=False)  # several day-trip cities (only with Q20 open)
     return None if schedule is None else schedule.end
 
 
@@ -135,39 +153,146 @@ def _opens(kind: str) -> int:
     return WINDOWS[kind][0]
 
 
+def _sights_by_city(items: Sequence[Item]) -> dict[str, list[Item]]:
+    by_city: dict[str, list[Item]] = {}
+    for it in items:
+        if it.kind == "attraction":
+            by_city.setdefault(it.city, []).append(it)
+    return by_city
+
+
+def routing(items: Sequence[Item]) -> bool:
+    """Whether the order of the sights can matter and is searched: some city holds two or more of them, and
+    the day at most ``EXACT_SIGHTS`` (a day over that is bounded, ``beyond_bound``)."""
+    counts: dict[str, int] = {}
+    for it in items:
+        if it.kind == "attraction":
+            counts[it.city] = counts.get(it.city, 0) + 1
+    return any(n >= 2 for n in counts.values()) and sum(counts.values()) <= EXACT_SIGHTS
+
+
+def _points(sights: Sequence[Item]) -> tuple[Point, ...]:
+    """The sights' places (a sight the database cannot place sits with the one before it: no hop is charged)."""
+    out: list[Point] = []
+    for it in sights:
+        out.append(it.at if it.at is not None else (out[-1] if out else (0.0, 0.0)))
+    return tuple(out)
+
+
+def _table(sights: Sequence[Item]) -> tuple[tuple[int, ...], ...]:
+    if any(it.at is None for it in sights):  # a place the database lacks: nothing is charged to or from it
+        placed = [it.at for it in sights]
+        full = hop_table(tuple(p if p is not None else (0.0, 0.0) for p in placed))
+        return tuple(tuple(0 if placed[i] is None or placed[j] is None else full[i][j] for j in range(len(placed)))
+                     for i in range(len(placed)))
+    return hop_table(_points(sights))
+
+
+def shape(day: Day) -> tuple:
+    """``routed``'s arguments: the day without its texts (so a batch's days share the cache)."""
+    meals = tuple(sorted(((it.kind, it.city) for it in day.items if it.kind != "attraction"),
+                         key=lambda meal: _opens(meal[0])))
+    by_city = _sights_by_city(day.items)
+    groups = tuple((city, _table(sights)) for city, sights in sorted(by_city.items()))
+    moves = tuple((m.origin, m.destination, m.minutes, m.departs) for m in day.moves)
+    return day.start, day.city, day.night, meals, groups, moves, min(day.legs, len(day.items) + 2)
+
+
+@lru_cache(maxsize=8192)
+def routed(start: int, city: str, night: str, meals: tuple[tuple[str, str], ...],
+           groups: tuple[tuple[str, tuple[tuple[int, ...], ...]], ...],
+           moves: tuple[tuple[str, str, int, int | None], ...], legs: int) -> int | None:
+    """The earliest end of a day whose sights are routed: a search over (meals eaten, sights seen, where,
+    flown, ground moves made, a run of sights just ended), in time order. A run of sights between two
+    breaks (a meal, a move, the day's start or end) takes its shortest way; two runs are never adjacent."""
+    opens, closes = WINDOWS["attraction"]
+    ranges, ways, offset = {}, {}, 0
+    for name, table in groups:
+        ranges[name] = (offset, len(table))
+        ways[name] = routes(table)
+        offset += len(table)
+    full = (1 << offset) - 1
+    flight = any(departs is not None for *_, departs in moves)
+    heap: list[tuple[int, int, int, str, bool, int, bool]] = [(start, 0, 0, city, False, 0, False)]
+    done: set[tuple[int, int, str, bool, int, bool]] = set()
+    while heap:
+        t, m, seen, here, flown, used, after_run = heapq.heappop(heap)
+        key = (m, seen, here, flown, used, after_run)
+        if key in done:
+            continue
+        done.add(key)
+        if m == len(meals) and seen == full and here == night and (flown or not flight):
+            return t
+        if not after_run and here in ranges:
+            low, n = ranges[here]
+            left = ~(seen >> low) & ((1 << n) - 1)
+            run, way = left, ways[here]
+            start_at = t if t > opens else opens
+            while run:
+                end = start_at + run.bit_count() * SIGHT_MINUTES + way[run]
+                if end <= closes:
+                    heapq.heappush(heap, (end, m, seen | run << low, here, flown, used, True))
+                run = (run - 1) & left
+        if m < len(meals) and meals[m][1] == here:
+            kind = meals[m][0]
+            meal_opens, meal_closes = WINDOWS[kind]
+            end = (t if t > meal_opens else meal_opens) + MINUTES[kind]
+            if end <= meal_closes:
+                heapq.heappush(heap, (end, m + 1, seen, here, flown, used, False))
+        for origin, destination, minutes, departs in moves:
+            if origin != here:
+                continue
+            if departs is None:
+                if used < legs:
+                    heapq.heappush(heap, (t + minutes, m, seen, destination, flown, used + 1, False))
+            elif not flown and t + BOARDING <= departs:
+                heapq.heappush(heap, (departs + minutes + LANDING, m, seen, destination, True, used, False))
+    return None
+
+
 @lru_cache(maxsize=8192)
 def two_cities(start: int, meals: tuple[tuple[str, bool], ...], n_a: int, n_b: int, there: int, back: int,
-                start_b: bool, night_b: bool) -> int | None:
-    """The earliest end of a day with a ground leg both ways (``there`` from a to b, ``back``): a table over
-    (meals eaten, sights seen in each city, in b or not), filled in order (a state's moves, then its items)."""
+               start_b: bool, night_b: bool, legs: int = ANY_LEGS) -> int | None:
+    """The earliest end of a day with a ground leg both ways (``there`` from a to b, ``back``), at most
+    ``legs`` moves in all: a table over (meals eaten, sights seen in each city, moves made, in b or not),
+    filled in order (a state's moves, then its items)."""
     meals = tuple(sorted(meals, key=lambda meal: _opens(meal[0])))
+    legs = min(legs, len(meals) + n_a + n_b + 2)  # no schedule moves more often than it has items, and back
     opens, closes = WINDOWS["attraction"]
     size_b = n_b + 1
-    layer = (n_a + 1) * size_b * 2  # (sights in a, sights in b, in b?) for one count of meals eaten
+    width = (legs + 1) * 2  # (moves made, in b?) for one count of sights
+    layer = (n_a + 1) * size_b * width  # one count of meals eaten
     times = [NEVER] * (layer * (len(meals) + 1))
     times[int(start_b)] = start
     for m in range(len(meals) + 1):
         base = m * layer
         for seen in range(n_a + n_b + 1):
             for s_a in range(max(0, seen - n_b), min(n_a, seen) + 1):
-                k = base + (s_a * size_b + seen - s_a) * 2
-                t_a, t_b = times[k], times[k + 1]
-                if t_a + there < t_b:
-                    t_b = times[k + 1] = t_a + there
-                if t_b + back < t_a:
-                    t_a = times[k] = t_b + back
-                if s_a < n_a and t_a < NEVER and (end := max(t_a, opens) + SIGHT_MINUTES) <= closes:
-                    times[k + 2 * size_b] = min(times[k + 2 * size_b], end)
-                if seen - s_a < n_b and t_b < NEVER and (end := max(t_b, opens) + SIGHT_MINUTES) <= closes:
-                    times[k + 3] = min(times[k + 3], end)
-                if m < len(meals):
-                    kind, in_b = meals[m]
-                    meal_opens, meal_closes = WINDOWS[kind]
-                    t = t_b if in_b else t_a
-                    if t < NEVER and (end := max(t, meal_opens) + MINUTES[kind]) <= meal_closes:
-                        j = k + layer + in_b
+                cell = base + (s_a * size_b + seen - s_a) * width
+                for used in range(legs):  # the moves, in the order they are made
+                    k = cell + used * 2
+                    if times[k] + there < times[k + 3]:
+                        times[k + 3] = times[k] + there
+                    if times[k + 1] + back < times[k + 2]:
+                        times[k + 2] = times[k + 1] + back
+                for used in range(legs + 1):
+                    k = cell + used * 2
+                    t_a, t_b = times[k], times[k + 1]
+                    if s_a < n_a and t_a < NEVER and (end := max(t_a, opens) + SIGHT_MINUTES) <= closes:
+                        j = k + size_b * width
                         times[j] = min(times[j], end)
-    end = times[len(meals) * layer + (n_a * size_b + n_b) * 2 + int(night_b)]
+                    if seen - s_a < n_b and t_b < NEVER and (end := max(t_b, opens) + SIGHT_MINUTES) <= closes:
+                        j = k + width + 1
+                        times[j] = min(times[j], end)
+                    if m < len(meals):
+                        kind, in_b = meals[m]
+                        meal_opens, meal_closes = WINDOWS[kind]
+                        t = t_b if in_b else t_a
+                        if t < NEVER and (end := max(t, meal_opens) + MINUTES[kind]) <= meal_closes:
+                            j = k + layer + in_b
+                            times[j] = min(times[j], end)
+    last = len(meals) * layer + (n_a * size_b + n_b) * width + int(night_b)
+    end = min(times[last + used * 2] for used in range(legs + 1))
     return None if end >= NEVER else end
 
 
@@ -179,6 +304,36 @@ def too_many_sights(items: Sequence[Item]) -> bool:
 def too_many(sights: int) -> bool:
     opens, closes = WINDOWS["attraction"]
     return sights * SIGHT_MINUTES > closes - opens
+
+
+def beyond_bound(day: Day) -> str | None:
+    """Why a day with more than ``EXACT_SIGHTS`` sights cannot fit those of one city (None: it may): from
+    the day's start (or the sights' opening) to their close go their visits, every meal of the city that
+    some of them must come before and some after (it cannot take them all on one side), and the least
+    moving between them (``tree_bound``: each break it spends, past those meals, costs at least a meal's
+    time). Never stricter than the exact search."""
+    opens, closes = WINDOWS["attraction"]
+    by_city = _sights_by_city(day.items)
+    if sum(map(len, by_city.values())) <= EXACT_SIGHTS:
+        return None
+    breaks = sum(1 for it in day.items if it.kind != "attraction") + len(day.moves)
+    first = max(day.start, opens)
+    for city, sights in by_city.items():
+        if len(sights) < 2:
+            continue
+        n = len(sights)
+        visit = max(SIGHT_MINUTES, 1)
+        inside = sum(1 for it in day.items if it.kind != "attraction" and it.city == city
+                     and n > max(0, WINDOWS[it.kind][0] - first) // visit
+                     and n > max(0, closes - WINDOWS[it.kind][0] - MINUTES[it.kind]) // visit)
+        table = _table(sights)
+        moving = min(tree_bound(table, k) + max(0, k - inside) * MEAL_MINUTES for k in range(breaks + 1))
+        if first + n * SIGHT_MINUTES + inside * MEAL_MINUTES + moving > closes:
+            meals = f", {inside} meal{'s' if inside > 1 else ''} between them" if inside else ""
+            return (f"its {n} attractions in {city} need {span(n * SIGHT_MINUTES)} of visits{meals} and at least "
+                    f"{span(moving)} to move between them (the shortest tree through their places), more than "
+                    f"{clock(first)}-{clock(closes)} holds")
+    return None
 
 
 @lru_cache(maxsize=8192)
@@ -205,38 +360,57 @@ def one_city(start: int, meals: tuple[str, ...], sights: int) -> int | None:
     return end if end < NEVER else None
 
 
-def solve(day: Day, items: Sequence[Item] | None = None, open_last: bool = False) -> Schedule | None:
-    """The earliest schedule that fits ``items`` (default: all the day's) and ends in the night's city;
-    ``open_last``: the last item's window never closes (to find when it could start at the earliest)."""
+def solve(day: Day, items: Sequence[Item] | None = None, open_last: bool = False, routed_sights: bool = True,
+          legs: int | None = None) -> Schedule | None:
+    """The earliest schedule that fits ``items`` (default: all the day's) and ends in the night's city, with
+    its steps; ``open_last``: the last item's window never closes (to find when it could start at the
+    earliest); ``legs``: another limit on the ground moves than the day's. Sights are routed (which were
+    seen, and the way from the last) where ``routing`` says their order can matter."""
     items = day.items if items is None else tuple(items)
     late = items[-1] if open_last and items else None
+    limit = min(day.legs if legs is None else legs, len(items) + 2)  # no schedule moves more often than that
     meals = sorted((it for it in items if it.kind != "attraction"), key=lambda it: WINDOWS[it.kind][0])
-    cities = sorted({it.city for it in items if it.kind == "attraction"})
-    sights = {c: [it for it in items if it.kind == "attraction" and it.city == c] for c in cities}
-    if too_many_sights(items):
+    by_city = _sights_by_city(items)
+    cities = sorted(by_city)
+    sights = [by_city[c] for c in cities]
+    if too_many_sights(items) or beyond_bound(day._replace(items=items)) is not None:
         return None
+    route = routed_sights and routing(items)
+    tables = [_table(s) for s in sights] if route else []
     flight = next((m for m in day.moves if m.departs is not None), None)
     ground = [m for m in day.moves if m.departs is None]
     total = len(items)
-    # state -> (time, previous state, step); a state is (meals eaten, sights seen per city, city, flown)
-    first = (0, (0,) * len(cities), day.city, False)
-    best: dict[tuple, tuple[int, tuple | None, Step | None]] = {first: (day.start, None, None)}
+    # state -> (time, previous state, step); a state is (meals eaten, sights seen in each city (a mask when
+    # routed, else a count), the last sight (city, index) when the step before was one, city, flown, moves)
+    first = (0, (0,) * len(cities), None, day.city, False, 0)
+    best: dict[tuple, tuple[int, tuple | None, tuple | None]] = {first: (day.start, None, None)}
     layer = [first]
     for done in range(total + 1):
-        layer = _moved(best, layer, ground, flight)
+        layer = _moved(best, layer, ground, flight, limit)
         if done == total:
             break
         following: list[tuple] = []
         for state in layer:
-            meal, seen, city, flown = state
+            meal, seen, last, city, flown, used = state
             if meal < len(meals) and meals[meal].city == city:
-                _reach(best, following, state, (meal + 1, seen, city, flown), meals[meal], late)
+                _reach(best, following, state, (meal + 1, seen, None, city, flown, used), meals[meal], late, 0)
             for k, there in enumerate(cities):
-                if there == city and seen[k] < len(sights[there]):
-                    after = (*seen[:k], seen[k] + 1, *seen[k + 1:])
-                    _reach(best, following, state, (meal, after, city, flown), sights[there][seen[k]], late)
+                if there != city:
+                    continue
+                if not route:
+                    if seen[k] < len(sights[k]):
+                        after = (*seen[:k], seen[k] + 1, *seen[k + 1:])
+                        _reach(best, following, state, (meal, after, None, city, flown, used), sights[k][seen[k]],
+                               late, 0)
+                    continue
+                for j, sight in enumerate(sights[k]):
+                    if seen[k] >> j & 1:
+                        continue
+                    hop = tables[k][last[1]][j] if last is not None and last[0] == k else 0
+                    after = (*seen[:k], seen[k] | 1 << j, *seen[k + 1:])
+                    _reach(best, following, state, (meal, after, (k, j), city, flown, used), sight, late, hop)
         layer = following
-    finals = [s for s in layer if s[2] == day.night and (s[3] or flight is None)]
+    finals = [s for s in layer if s[3] == day.night and (s[4] or flight is None)]
     if not finals:
         return None
     fastest: tuple = min(finals, key=lambda s: best[s][0])
@@ -245,13 +419,21 @@ def solve(day: Day, items: Sequence[Item] | None = None, open_last: bool = False
     while node is not None:
         _, node, step = best[node]
         if step is not None:
-            steps.append(step)
+            steps.append(_named(*step))
     return Schedule(tuple(reversed(steps)), end)
 
 
-def _reach(best: dict, following: list, state: tuple, target: tuple, item: Item, late: Item | None) -> None:
+def _named(start: int, end: int, what: Item | Move, hop: int) -> Step:
+    """A step of a schedule found, with its text (made only for the steps kept)."""
+    if isinstance(what, Move):
+        return Step(start, end, f"{what.label} from {what.origin} to {what.destination}")
+    return Step(start, end, f"{what}, {hop} min from the sight before" if hop else str(what), what)
+
+
+def _reach(best: dict, following: list, state: tuple, target: tuple, item: Item, late: Item | None,
+           hop: int) -> None:
     opens, closes = WINDOWS[item.kind]
-    start = max(best[state][0], opens)
+    start = max(best[state][0] + hop, opens)
     end = start + MINUTES[item.kind]
     if end > closes and item is not late:
         return
@@ -259,51 +441,82 @@ def _reach(best: dict, following: list, state: tuple, target: tuple, item: Item,
         following.append(target)
     elif best[target][0] <= end:
         return
-    best[target] = (end, state, Step(start, end, str(item), item))
+    best[target] = (end, state, (start, end, item, hop))
 
 
-def _moved(best: dict, layer: list, ground: list[Move], flight: Move | None) -> list:
+def _moved(best: dict, layer: list, ground: list[Move], flight: Move | None, limit: int) -> list:
     """``layer`` with every state its moves reach sooner (a few cities: a few rounds)."""
     changed, states = True, list(layer)
     while changed:
         changed = False
         for state in list(states):
-            meal, seen, city, flown = state
+            meal, seen, _, city, flown, used = state
             time = best[state][0]
-            options = [(m, time, time + m.minutes, time + m.minutes, False) for m in ground if m.origin == city]
+            options = [(m, time, time + m.minutes, time + m.minutes, False, used + 1) for m in ground
+                       if m.origin == city and used < limit]
             departs = None if flight is None else flight.departs  # a flight's is always set
             if flight is not None and departs is not None and not flown and flight.origin == city \
                     and time + BOARDING <= departs:
                 lands = departs + flight.minutes
-                options.append((flight, departs, lands, lands + LANDING, True))
-            for move, leaves, lands, free, flies in options:
-                target = (meal, seen, move.destination, flown or flies)
+                options.append((flight, departs, lands, lands + LANDING, True, used))
+            for move, leaves, lands, free, flies, moved in options:
+                target = (meal, seen, None, move.destination, flown or flies, moved)
                 if target in best and best[target][0] <= free:
                     continue
                 if target not in best:
                     states.append(target)
-                best[target] = (free, state, Step(leaves, lands, f"{move.label} from {move.origin} to "
-                                                                 f"{move.destination}"))
+                best[target] = (free, state, (leaves, lands, move, 0))
                 changed = True
     return states
 
 
+def legs_needed(day: Day) -> int | None:
+    """How many ground moves the day's items need at the least when the day's own limit is lifted (None: no
+    number of them fits the day)."""
+    most = len(day.items) + 2
+    if end_of_day(day._replace(legs=most)) is None:
+        return None
+    return next(n for n in range(day.legs + 1, most + 1) if end_of_day(day._replace(legs=n)) is not None)
+
+
 def conflict(day: Day) -> str | None:
     """Why no schedule fits the day (None when one does): the first item, in the plan's order, that cannot
-    join those before it, and when it could start at the earliest, or the move that leaves it no time."""
+    join those before it, and when it could start at the earliest, or the move that leaves it no time; or
+    the ground moves or the moving between sights that the plan does not leave time or leave to."""
     if too_many_sights(day.items):
         sights = sum(1 for it in day.items if it.kind == "attraction")
         return f"{sights} attractions of {SIGHT_MINUTES} min each do not fit in {_window('attraction')}"
-    if solve(day) is not None:
+    if (bound := beyond_bound(day)) is not None:
+        return bound
+    if end_of_day(day) is not None:
         return None
-    if solve(day, ()) is None:
+    if day.legs < ANY_LEGS and (needed := legs_needed(day)) is not None:
+        return _too_many_legs(day, needed)
+    if end_of_day(day._replace(items=())) is None:
         return f"it cannot end in {day.night}: {_moves(day, None)}"
     fitted: list[Item] = []
     for item in day.items:
-        if solve(day, (*fitted, item)) is None:
+        if end_of_day(day._replace(items=(*fitted, item))) is None:
             return _why(day, fitted, item)
         fitted.append(item)
     return "no order fits its items"  # not reached: the whole day failed above
+
+
+def _too_many_legs(day: Day, needed: int) -> str:
+    """The reason of a day whose items need its ground leg more often than the plan states it."""
+    schedule = solve(day, legs=needed)
+    ground = [m for m in day.moves if m.departs is None]
+    steps = schedule.steps if schedule is not None else ()
+    driven = [s for s in steps if s.item is None and not s.what.startswith("flight")]
+    wheel = sum(s.end - s.start for s in driven)
+    label, a, b = ground[0].label, ground[0].origin, ground[0].destination
+    order = "; ".join(f"{s.what} ({clock(s.start)}-{clock(s.end)})" for s in steps)
+    if label == "a day trip":
+        stated = "a day trip goes there and back once"
+    else:
+        stated = f"the plan states it {'once' if day.legs == 1 else f'{day.legs} times'}"
+    return (f"its items need {label} between {a} and {b} {needed} times ({span(wheel)} on the road), but "
+            f"{stated}: {needed - day.legs} more are neither stated nor paid: {order}")
 
 
 def _why(day: Day, fitted: list[Item], item: Item) -> str:
