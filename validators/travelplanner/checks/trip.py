@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import unicodedata
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 from ..query import Query
@@ -114,6 +115,7 @@ def filled(value: Any) -> bool:
     return bool(value) and value != "-"
 
 
+@lru_cache(maxsize=65536)
 def spelling(name: str) -> str:
     """A name's letters and digits, case folded: two database rows of one place under other punctuation or
     spacing have the same."""

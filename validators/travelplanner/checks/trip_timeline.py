@@ -26,6 +26,7 @@ from typing import Any
 
 from ..text import clock_minutes, duration_minutes, modes_named, parse_transport
 from . import timeline
+from .sight_moves import hop_table
 from .timeline import (
     Day,
     Item,
@@ -35,6 +36,7 @@ from .timeline import (
     conflict,
     end_of_day,
     one_city,
+    routed,
     solve,
     too_many,
     two_cities,
@@ -92,9 +94,17 @@ def _quick_end(trip: Trip, i: int, unit: Any, ended: int) -> Any:
     if "from" not in text:
         city = trip.city(text)
         meals, sights = _fields(trip, unit, city, city)
-        if sights is None or sights[0] > 1:  # a day trip, or sights to route: the whole day is built
-            return None if sights is not None and too_many(sights[0]) else NotImplemented
-        return one_city(ended, meals[0], sights[0])
+        if sights is None:  # a day trip: the whole day is built
+            return NotImplemented
+        if sights[0] <= 1:
+            return one_city(ended, meals[0], sights[0])
+        if too_many(sights[0]):
+            return None
+        points = _points(trip, unit) if sights[0] <= timeline.EXACT_SIGHTS else None
+        if points is None:  # a place the database lacks, or a day past the exact search: the whole day is built
+            return NotImplemented
+        return routed(ended, city, city, tuple((meal, city) for meal in meals[0]), ((city, hop_table(points)),), (),
+                      len(meals[0]) + sights[0] + 2)  # ``timeline.shape`` of the day, read from its fields
     origin, destination = trip.route(text)
     move = _transport(trip, i, unit.get("transportation"), origin, destination)
     if move is None:
@@ -234,6 +244,12 @@ def _items(trip: Trip, unit: dict) -> list[Item]:
         else:
             items.append(_item(Item, (key, value, city(value)[1], None)))
     return items
+
+
+def _points(trip: Trip, unit: dict) -> tuple[tuple[float, float], ...] | None:
+    """The places of a day's sights in the plan's order (None when the database lacks one)."""
+    points = tuple(_place(trip, text) for text in trip.items(unit["attraction"]))
+    return None if None in points else points  # type: ignore[return-value]
 
 
 def _place(trip: Trip, text: str) -> tuple[float, float] | None:
