@@ -123,18 +123,18 @@ def day_links(unit: dict, date: str, store: Any) -> tuple[str, str, dict, tuple 
 
 
 def earliest_end(start: int, city: str, night: str, items: list[tuple[str, str, Any]], links: dict,
-                 flight: tuple | None, legs: int = 10 ** 6) -> int | None:
+                 flight: tuple | None, legs: int = 10 ** 6, exact: int = EXACT) -> int | None:
     """The earliest time the day can be over with every item done, or None: orders grown item by item, keeping
-    for each (items left, where, flown, moves made, the sight just seen) only its earliest time."""
+    for each (items left, where, flown, moves made, the sight just seen) only its earliest time. ``exact``: the
+    most sights searched one by one (the rule's; more, to check the rule's bound against the whole search)."""
     reachable = {city, night, *(c for leg in links for c in leg), *(flight[:2] if flight else ())}
     items = [it for it in items if it[1] in reachable]  # others fail another rule (the city checks)
     per_city: dict[str, int] = {}
     for kind, there, _ in items:
         if kind == "attraction":
             per_city[there] = per_city.get(there, 0) + 1
-    exact = sum(per_city.values()) <= EXACT
-    if not exact:
-        if not _within_bound(start, items, len(links) + (flight is not None)):
+    if sum(per_city.values()) > exact:
+        if not _within_bound(start, items, [*links.values(), *([None] if flight else [])]):
             return None
         items = [(kind, there, None) for kind, there, _ in items]  # interchangeable, no way between them
 
@@ -174,15 +174,18 @@ def earliest_end(start: int, city: str, night: str, items: list[tuple[str, str, 
     return min(ends) if ends else None
 
 
-def _within_bound(start: int, items: list, moves: int) -> bool:
+def _within_bound(start: int, items: list, moves: list[int]) -> bool:
     """The rule for a day with more sights than the exact search takes: in each city, their visits, every meal
-    of that city some of them must precede and some follow, and the shortest tree through them, less one edge
-    per break (a meal or a move; a break past those meals at a meal's time), fit from the day's start."""
+    of that city that must fall between two of them (they fit neither all before its latest start nor all after
+    its earliest end), and the shortest tree through them, less one edge per break (a meal or a move; a break
+    past those meals at a meal's time, or a drive there and back if shorter), fit from the day's start."""
     opens, closes = WINDOWS["attraction"]
     sight = MINUTES["attraction"]
     per = max(sight, 1)
     first = max(start, opens)
-    breaks = sum(1 for kind, _, _ in items if kind != "attraction") + moves
+    breaks = sum(1 for kind, _, _ in items if kind != "attraction") + len(moves)
+    ground = [m for m in moves if m is not None]
+    pause = min(MINUTES["breakfast"], 2 * min(ground)) if ground else MINUTES["breakfast"]
     cities: dict[str, list] = {}
     for kind, there, place in items:
         if kind == "attraction":
@@ -191,11 +194,17 @@ def _within_bound(start: int, items: list, moves: int) -> bool:
         if len(places) < 2:
             continue
         n = len(places)
-        before = [(WINDOWS[kind][0] - first) // per if WINDOWS[kind][0] > first else 0 for kind, there, _ in items
-                  if kind != "attraction" and there == city]
-        after = [(closes - WINDOWS[kind][0] - MINUTES[kind]) // per if closes > WINDOWS[kind][0] + MINUTES[kind]
-                 else 0 for kind, there, _ in items if kind != "attraction" and there == city]
-        inside = sum(1 for b, a in zip(before, after, strict=True) if n > b and n > a)
+        inside, eating = 0, 0
+        for kind, there, _ in items:
+            if kind == "attraction" or there != city:
+                continue
+            latest = min(WINDOWS[kind][1] - MINUTES[kind], closes)
+            earliest_end = max(WINDOWS[kind][0] + MINUTES[kind], first)
+            all_before = n <= (latest - first) // per if latest > first else False
+            all_after = n <= (closes - earliest_end) // per if closes > earliest_end else False
+            if not all_before and not all_after:
+                inside += 1
+                eating += MINUTES[kind]
         tree, inside_tree = [], {0}  # Prim's edges
         while len(inside_tree) < n:
             weight, k = min((hop(places[i], places[j]), j) for i in inside_tree for j in range(n)
@@ -203,8 +212,8 @@ def _within_bound(start: int, items: list, moves: int) -> bool:
             tree.append(weight)
             inside_tree.add(k)
         tree.sort(reverse=True)
-        moving = min(sum(tree[k:]) + max(0, k - inside) * MINUTES["breakfast"] for k in range(breaks + 1))
-        if first + n * sight + inside * MINUTES["breakfast"] + moving > closes:
+        moving = min(sum(tree[k:]) + max(0, k - inside) * pause for k in range(breaks + 1))
+        if first + n * sight + eating + moving > closes:
             return False
     return True
 

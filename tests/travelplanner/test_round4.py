@@ -9,18 +9,27 @@ import copy
 import math
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from planshape.validators.travelplanner.checks import trip_timeline
 from planshape.validators.travelplanner.checks.modes import STRICT
 from planshape.validators.travelplanner.checks.monitor import Monitor
-from planshape.validators.travelplanner.checks.timeline import Day, Item, Move, conflict, counted_end, end_of_day
+from planshape.validators.travelplanner.checks.timeline import (
+    SIGHT_MINUTES,
+    WINDOWS,
+    Day,
+    Item,
+    Move,
+    conflict,
+    counted_end,
+    end_of_day,
+)
 from planshape.validators.travelplanner.checks.trip import Trip
 from planshape.validators.travelplanner.checks.trip_timeline import SHUTTLE_MINUTES
 from planshape.validators.travelplanner.checks.verdicts import check_plan
 from planshape.validators.travelplanner.text import distance_km, duration_minutes
 
-from .clock_oracle import first_infeasible_day
+from .clock_oracle import earliest_end, first_infeasible_day
 from .round4_mutations import MEALS, bare, cases, fresh, spread, travel_days
 
 CITY, SANDBOX, RESTAURANTS = ("is_valid_information_in_current_city", "is_valid_information_in_sandbox",
@@ -170,6 +179,51 @@ def test_property_any_sights_of_a_stay_day_fit_exactly_when_the_moving_allows(da
     assert (infeasible is not None) == ("(Q19)" in reason), reason
     if infeasible is not None:
         assert f"day {infeasible} (Q19)" in reason
+
+
+_DAYS = st.tuples(
+    st.integers(7, 8),  # sights
+    st.sampled_from(("lunch", "dinner", "free")),  # a meal between two clusters, or meals and clusters drawn freely
+    st.integers(1, 7),  # sights in the first cluster (a meal between) / clusters (free)
+    st.integers(0, 180),  # minutes of slack
+    st.integers(0, 150),  # hundredths of a degree between clusters (up to 166 km)
+    st.sets(st.sampled_from(MEALS)),  # the meals of a free day
+)
+
+
+def _day(sights: int, meal: str, first: int, slack: int, gap: int, meals: set[str]) -> Day:
+    """7 or 8 sights in clusters ``gap`` hundredths of a degree apart. A ``lunch`` or ``dinner`` day runs ``first``
+    sights in one cluster right up to the meal's opening (less ``slack`` // 3 minutes) and the others in the next
+    cluster after it: the meal is where the way between the clusters can be skipped. A ``free`` day has
+    ``first % 3 + 1`` clusters, ``meals``, and ``slack`` minutes to spare before 20:00."""
+    if meal != "free":
+        first = min(first, sights - 1)
+        start = WINDOWS[meal][0] - first * SIGHT_MINUTES - slack // 3
+        places = [(40.0 + (gap / 100 if k >= first else 0.0), -100.0 + k / 10000) for k in range(sights)]
+        kinds = [meal]
+    else:
+        start = 20 * 60 - sights * SIGHT_MINUTES - slack
+        places = [(40.0 + (k % (first % 3 + 1)) * gap / 100, -100.0 + k / 10000) for k in range(sights)]
+        kinds = sorted(meals, key=MEALS.index)
+    items = tuple(Item(kind, f"{kind} place, A", "A") for kind in kinds) + tuple(
+        Item("attraction", f"sight {k}, A", "A", at) for k, at in enumerate(places))
+    return Day(1, max(start, 0), "", "A", "A", items, ())
+
+
+@settings(max_examples=150, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(shape=_DAYS)
+@example(shape=(7, "dinner", 4, 0, 150, set()))  # the way between two clusters skipped at dinner (17:00)
+@example(shape=(8, "free", 0, 10, 0, {"dinner"}))  # 13:50-19:50 at one place, then dinner: it may wait
+def test_property_the_bound_past_the_exact_search_is_never_stricter(shape):
+    """A day with more sights than the exact search takes (6) is judged by a bound: it must fail the day only when
+    searching every order of its sights, one by one, with the way between them, fails it too. The bound may not
+    charge a way a meal lets the traveller skip, nor count a meal among the visits when it can wait until after
+    them."""
+    day = _day(*shape)
+    whole = earliest_end(day.start, "A", "A", [(it.kind, it.city, it.at) for it in day.items], {}, None, exact=16)
+    if end_of_day(day) is None:
+        assert whole is None, f"the bound fails a day some order of its sights fits (ending at {whole})"
 
 
 def _can_cost(km: float, people: int, mode: str) -> list[tuple[float, float]]:

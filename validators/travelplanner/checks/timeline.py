@@ -309,31 +309,43 @@ def too_many(sights: int) -> bool:
 def beyond_bound(day: Day) -> str | None:
     """Why a day with more than ``EXACT_SIGHTS`` sights cannot fit those of one city (None: it may): from
     the day's start (or the sights' opening) to their close go their visits, every meal of the city that
-    some of them must come before and some after (it cannot take them all on one side), and the least
-    moving between them (``tree_bound``: each break it spends, past those meals, costs at least a meal's
-    time). Never stricter than the exact search."""
+    some of them must come before and some after (they fit neither all before its latest start nor all after
+    its earliest end), and the least moving between them (``tree_bound``: each break it spends, past those
+    meals, costs at least a meal's time or a drive there and back). Never stricter than the exact search."""
     opens, closes = WINDOWS["attraction"]
     by_city = _sights_by_city(day.items)
     if sum(map(len, by_city.values())) <= EXACT_SIGHTS:
         return None
     breaks = sum(1 for it in day.items if it.kind != "attraction") + len(day.moves)
+    ground = [m.minutes for m in day.moves if m.departs is None]
+    pause = min(MEAL_MINUTES, 2 * min(ground)) if ground else MEAL_MINUTES  # the least a break takes
     first = max(day.start, opens)
     for city, sights in by_city.items():
         if len(sights) < 2:
             continue
         n = len(sights)
-        visit = max(SIGHT_MINUTES, 1)
-        inside = sum(1 for it in day.items if it.kind != "attraction" and it.city == city
-                     and n > max(0, WINDOWS[it.kind][0] - first) // visit
-                     and n > max(0, closes - WINDOWS[it.kind][0] - MINUTES[it.kind]) // visit)
+        meals_between = [it.kind for it in day.items if it.kind != "attraction" and it.city == city
+                         and _between(it.kind, n, first)]
+        inside = len(meals_between)
         table = _table(sights)
-        moving = min(tree_bound(table, k) + max(0, k - inside) * MEAL_MINUTES for k in range(breaks + 1))
-        if first + n * SIGHT_MINUTES + inside * MEAL_MINUTES + moving > closes:
+        moving = min(tree_bound(table, k) + max(0, k - inside) * pause for k in range(breaks + 1))
+        if first + n * SIGHT_MINUTES + sum(MINUTES[kind] for kind in meals_between) + moving > closes:
             meals = f", {inside} meal{'s' if inside > 1 else ''} between them" if inside else ""
             return (f"its {n} attractions in {city} need {span(n * SIGHT_MINUTES)} of visits{meals} and at least "
                     f"{span(moving)} to move between them (the shortest tree through their places), more than "
                     f"{clock(first)}-{clock(closes)} holds")
     return None
+
+
+def _between(kind: str, sights: int, first: int) -> bool:
+    """Whether ``sights`` visits from ``first`` cannot all come before a ``kind`` meal (by its latest start)
+    nor all after it (from its earliest end): the meal then lies between two of them."""
+    opens, closes = WINDOWS["attraction"]
+    meal_opens, meal_closes = WINDOWS[kind]
+    visit = max(SIGHT_MINUTES, 1)
+    before = max(0, min(meal_closes - MINUTES[kind], closes) - first) // visit
+    after = max(0, closes - max(meal_opens + MINUTES[kind], first)) // visit
+    return sights > before and sights > after
 
 
 @lru_cache(maxsize=8192)
