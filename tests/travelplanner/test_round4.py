@@ -268,3 +268,19 @@ def test_the_families_in_numbers(train, memory_database):
         minutes = duration_minutes(transport.split("duration: ")[1].split(",")[0])
         assert transport.startswith("Self-driving") and minutes <= SHUTTLE_MINUTES + 6, name
     assert passed == dict.fromkeys(passed, []), passed
+
+
+def test_explain_shows_the_new_reasons_and_the_way_between_sights(train, memory_database):
+    from planshape.validators.travelplanner.evaluation.explain import explain
+
+    query, plan = _case("drive-shuttle", "7/day1-self-driving", train, memory_database)
+    days = explain(plan[: query.days], query, memory_database).to_dict()["timeline"]
+    assert "3 times" in days[0]["failure"] and "neither stated nor paid" in days[0]["failure"]
+    query, gold = train[0]  # day 2: three Rockford museums, breakfast, lunch and dinner
+    timeline = explain(gold[: query.days], query, memory_database).to_dict()["timeline"]
+    steps = [s["what"] for s in timeline[1]["schedule"]]
+    assert sum("min from the sight before" in s for s in steps) >= 1, steps
+    query, plan = _case("cost-overstated", "1/day1-self-driving-cost-14330", train, memory_database)
+    data = explain(plan[: query.days], query, memory_database).to_dict()
+    sandbox = next(c for c in data["checks"] if c["key"] == SANDBOX)
+    assert sandbox["verdict"] == "fail" and "no reading of the cost reaches" in sandbox["reason"]
