@@ -5,7 +5,8 @@ the moving convention's speeds, how often a leg may be driven, how many sights a
 the rule, not its implementation). It reads the plan's strings with its own patterns, asks the store for the
 rows (flight times, distance-table durations, the sights' coordinates), and searches every order of each day's
 items one item at a time, with each move taken only when the next item, or the night, is in another city, and
-the way from one sight to the next charged when nothing comes between them (its own great-circle distance). A
+the way from one sight to the next of its city charged (its own great-circle distance), across meals too: the
+next sight starts no sooner than the last one's end, the way and the meals since. A
 day with more sights than the exact search takes counts them interchangeable instead (no way between them)
 and applies the rule's bound (its own shortest tree through each city's). A day starts at 00:00, or
 when the day before was over if that is later, and a day whose transport has no timed row starts afresh.
@@ -147,45 +148,55 @@ def earliest_end(start: int, city: str, night: str, items: list[tuple[str, str, 
             return flight[3] + LANDING, True, moved
         return None
 
-    frontier: dict = {(frozenset(range(len(items))), city, False, 0, None): start}
+    # (items left, where, flown, moves made, the last sight since the last move) -> the labels (time, ready) no
+    # other beats in both: ``ready`` is the last sight's end plus the meals eaten since, when the next sight of
+    # its city could start but for the way between them (the way fills waits for a meal's opening, no more)
+    frontier: dict = {(frozenset(range(len(items))), city, False, 0, None): [(start, start)]}
     for _ in items:  # one more item done per round
         grown: dict = {}
-        for (left, here, flown, moved, last), time in frontier.items():
-            tried = set()
-            for k in left:
-                kind, there, place = items[k]
-                if (kind, there, place) in tried and place is None:
-                    continue  # interchangeable with one tried
-                tried.add((kind, there, place))
-                step = go(time, here, there, flown, moved)
-                if step is None:
-                    continue
-                at, now_flown, now_moved = step
-                way = hop(items[last][2], place) if (kind == "attraction" and last is not None
-                                                     and there == here) else 0
-                opens, closes = WINDOWS[kind]
-                end = max(at + way, opens) + MINUTES[kind]
-                key = (left - {k}, there, now_flown, now_moved, k if kind == "attraction" else None)
-                if end <= closes and end < grown.get(key, FOREVER):
-                    grown[key] = end
+        for (left, here, flown, moved, last), labels in frontier.items():
+            for time, ready in labels:
+                tried = set()
+                for k in left:
+                    kind, there, place = items[k]
+                    if (kind, there, place) in tried and place is None:
+                        continue  # interchangeable with one tried
+                    tried.add((kind, there, place))
+                    step = go(time, here, there, flown, moved)
+                    if step is None:
+                        continue
+                    at, now_flown, now_moved = step
+                    opens, closes = WINDOWS[kind]
+                    kept = last if there == here else None  # a move forgets the last sight
+                    if kind == "attraction":
+                        way = hop(items[kept][2], place) if kept is not None else 0
+                        end = max(at, (ready + way) if kept is not None else at, opens) + MINUTES[kind]
+                        label, after = (end, end), k
+                    else:
+                        end = max(at, opens) + MINUTES[kind]
+                        label, after = (end, ready + MINUTES[kind] if kept is not None else end), kept
+                    if end <= closes:
+                        key = (left - {k}, there, now_flown, now_moved, after)
+                        old = grown.get(key, [])
+                        if not any(t <= label[0] and r <= label[1] for t, r in old):
+                            grown[key] = [(t, r) for t, r in old if not (label[0] <= t and label[1] <= r)] + [label]
         frontier = grown
-    ends = [finish[0] for (_, here, flown, moved, _), time in frontier.items()
+    ends = [finish[0] for (_, here, flown, moved, _), labels in frontier.items() for time, _ in labels
             if (finish := go(time, here, night, flown, moved)) and (finish[1] or flight is None)]
     return min(ends) if ends else None
 
 
-def _within_bound(start: int, items: list, moves: list[int]) -> bool:
+def _within_bound(start: int, items: list, moves: list[int | None]) -> bool:
     """The rule for a day with more sights than the exact search takes: in each city, their visits, every meal
     of that city that must fall between two of them (they fit neither all before its latest start nor all after
-    its earliest end), and the shortest tree through them, less one edge per break (a meal or a move; a break
-    past those meals at a meal's time, or a drive there and back if shorter), fit from the day's start."""
+    its earliest end), and the shortest tree through them, less one edge for each trip away and back by a ground
+    move (at both drives' time), fit from the day's start."""
     opens, closes = WINDOWS["attraction"]
     sight = MINUTES["attraction"]
     per = max(sight, 1)
     first = max(start, opens)
-    breaks = sum(1 for kind, _, _ in items if kind != "attraction") + len(moves)
     ground = [m for m in moves if m is not None]
-    pause = min(MINUTES["breakfast"], 2 * min(ground)) if ground else MINUTES["breakfast"]
+    away = 2 * min(ground) if ground else 0
     cities: dict[str, list] = {}
     for kind, there, place in items:
         if kind == "attraction":
@@ -194,7 +205,7 @@ def _within_bound(start: int, items: list, moves: list[int]) -> bool:
         if len(places) < 2:
             continue
         n = len(places)
-        inside, eating = 0, 0
+        eating = 0
         for kind, there, _ in items:
             if kind == "attraction" or there != city:
                 continue
@@ -203,7 +214,6 @@ def _within_bound(start: int, items: list, moves: list[int]) -> bool:
             all_before = n <= (latest - first) // per if latest > first else False
             all_after = n <= (closes - earliest_end) // per if closes > earliest_end else False
             if not all_before and not all_after:
-                inside += 1
                 eating += MINUTES[kind]
         tree, inside_tree = [], {0}  # Prim's edges
         while len(inside_tree) < n:
@@ -212,7 +222,7 @@ def _within_bound(start: int, items: list, moves: list[int]) -> bool:
             tree.append(weight)
             inside_tree.add(k)
         tree.sort(reverse=True)
-        moving = min(sum(tree[k:]) + max(0, k - inside) * pause for k in range(breaks + 1))
+        moving = min(sum(tree[k:]) + k * away for k in range(len(ground) // 2 + 1))
         if first + n * sight + eating + moving > closes:
             return False
     return True

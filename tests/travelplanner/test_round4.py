@@ -11,7 +11,7 @@ import math
 import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
-from planshape.validators.travelplanner.checks import trip_timeline
+from planshape.validators.travelplanner.checks import timeline, trip_timeline
 from planshape.validators.travelplanner.checks.modes import STRICT
 from planshape.validators.travelplanner.checks.monitor import Monitor
 from planshape.validators.travelplanner.checks.timeline import (
@@ -23,6 +23,7 @@ from planshape.validators.travelplanner.checks.timeline import (
     conflict,
     counted_end,
     end_of_day,
+    solve,
 )
 from planshape.validators.travelplanner.checks.trip import Trip
 from planshape.validators.travelplanner.checks.trip_timeline import SHUTTLE_MINUTES
@@ -103,6 +104,23 @@ def test_sight_marathon_moving_between_routed_sights_is_on_the_clock(train, data
     trip = Trip(query, plan[: query.days], database, STRICT)
     day = trip_timeline._day(trip, 0, plan[0], 0)
     assert counted_end(day) is not None and end_of_day(day) is None  # only the moving fails it
+
+
+def test_meal_teleport_the_way_between_two_sights_is_charged_across_a_meal():
+    """A sight, lunch and a sight 100 km away (a 57-minute drive): the meal lies somewhere on the way but never
+    shortens it (with the way free across lunch, the day would end at 12:15, not 12:57), and the way fills the
+    wait for lunch's opening (the far sight starts 12:12, not 12:27)."""
+    here, far = (40.0, -100.0), (40.9, -100.0)
+    items = (Item("attraction", "near, A", "A", here), Item("lunch", "lunch place, A", "A"),
+             Item("attraction", "far, A", "A", far))
+    assert timeline.hop_table((here, far))[0][1] == 57
+    day = Day(1, 10 * 60, "", "A", "A", items, ())
+    schedule = solve(day)
+    assert end_of_day(day) == 12 * 60 + 57 == schedule.end
+    assert [(s.start, s.what) for s in schedule.steps] == [
+        (10 * 60, "the attraction near, A"), (11 * 60, "the lunch lunch place, A"),
+        (12 * 60 + 12, "the attraction far, A, 57 min from the sight before")]
+    assert end_of_day(day._replace(start=14 * 60 + 31)) is None  # lunch can no longer start by 14:30
 
 
 def test_cost_overstated_a_cost_no_reading_of_the_leg_reaches_fails(train, database):

@@ -131,7 +131,7 @@ PLANTED = {  # a bug of the class issue 30 found: one kind of item or one time t
 
 
 def _clear_caches() -> None:
-    for cached in (timeline.one_city, timeline.two_cities, timeline.routed, sight_moves.hop_table, sight_moves.routes):
+    for cached in (timeline.one_city, timeline.two_cities, timeline.routed, sight_moves.hop_table):
         cached.cache_clear()
 
 

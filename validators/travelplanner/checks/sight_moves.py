@@ -2,9 +2,10 @@
 coordinates, as a lower bound of any real way.
 
 The attractions table gives every sight's latitude and longitude; the restaurants and accommodations tables
-give no place at all. So the clock times the way from one sight to the next and nothing to or from a meal,
-a lodging or an airport: a meal between two sights is taken to lie on the way (the hop before it is free),
-and the distance table's city-to-city durations cover a drive or a flight between cities. The way between
+give no place at all. So the clock times the way from one sight to the next of its city, and nothing to or
+from a meal, a lodging or an airport: a meal between two sights lies somewhere on the way (no way through a
+restaurant is shorter than the straight one, so the way is still charged, and fills the wait for the meal's
+opening), and the distance table's city-to-city durations cover a drive or a flight between cities. The way between
 two sights is the faster of a walk and a drive over the straight line between them, each as fast as the
 evidence allows, so that no schedule a person could keep is failed (``scripts/moving_evidence.py`` prints
 the numbers; docs/modes.md, *Moving between sights*):
@@ -51,30 +52,6 @@ def hop_table(points: tuple[Point, ...]) -> tuple[tuple[int, ...], ...]:
     """Minutes between every two of ``points`` (a day's sights in one city; batches repeat them)."""
     return tuple(tuple(0 if i == j else hop_minutes(a, b) for j, b in enumerate(points))
                  for i, a in enumerate(points))
-
-
-@lru_cache(maxsize=4096)
-def routes(table: tuple[tuple[int, ...], ...]) -> tuple[int, ...]:
-    """The shortest way through every subset of the sights (by bit mask), from any of them to any: each
-    subset is one run of sights with no meal or move between them (Held and Karp's table)."""
-    n = len(table)
-    never = 1 << 40
-    end = [[never] * n for _ in range(1 << n)]  # end[mask][i]: the shortest way through mask ending at i
-    for i in range(n):
-        end[1 << i][i] = 0
-    for mask in range(1, 1 << n):
-        row = end[mask]
-        for i in range(n):
-            here = row[i]
-            if here >= never:
-                continue
-            hops = table[i]
-            for j in range(n):
-                if not mask >> j & 1:
-                    nxt = end[mask | 1 << j]
-                    if here + hops[j] < nxt[j]:
-                        nxt[j] = here + hops[j]
-    return tuple(min(row) if mask else 0 for mask, row in enumerate(end))
 
 
 def tree_bound(table: tuple[tuple[int, ...], ...], breaks: int) -> int:

@@ -4,26 +4,25 @@ A day is a start time and city, the night's city, the items it names (meals and 
 with an opening window and a least time; a sight also where it is) and the moves that join its cities: a
 flight (fixed departure and arrival, taken once) or a ground leg (a drive or taxi of fixed duration, at any
 time, at most ``Day.legs`` times in all: as often as the plan states it, see ``trip_timeline``). Moving
-from one sight to the next takes the time ``sight_moves`` gives their coordinates; a meal or a move between
-them covers it (restaurants have no place in the database). The day fits when some order of its items,
-with moves between them, keeps every window and ends in the night's city.
+from one sight to the next takes the time ``sight_moves`` gives their coordinates, across a meal too (a
+restaurant has no place, but no way through it is shorter); a move between cities starts afresh. The day
+fits when some order of its items, with moves between them, keeps every window and ends in the night's city.
 
 Meals keep their order (their windows do not overlap), and the earliest time of each state decides:
 waiting is always allowed and every constraint is a deadline, so being earlier is never worse. Sights
-count as interchangeable where their order cannot matter (at most one in a city); otherwise the search
-keeps which were seen and runs of sights between two breaks take their shortest way (``sight_moves.routes``).
-A day with more than ``EXACT_SIGHTS`` sights in one city is judged by a bound instead (``sight_moves
-.tree_bound``: never stricter than the exact search). The bounds are the 45 train gold plans' (docs/modes.md).
+count as interchangeable where their order cannot matter (at most one in a city: small tables over counts);
+otherwise the search tells them apart and keeps the last one seen (``route``). A day with more than
+``EXACT_SIGHTS`` sights is judged by a bound instead (``beyond_bound``: never stricter than the exact search).
+The bounds are the 45 train gold plans' (docs/modes.md).
 """
 
 from __future__ import annotations
 
-import heapq
 from collections.abc import Sequence
 from functools import lru_cache
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
-from .sight_moves import Point, hop_table, routes, tree_bound
+from .sight_moves import Point, hop_table, tree_bound
 
 # Opening windows (minutes after midnight) and the least time each item takes.
 WINDOWS = {"breakfast": (6 * 60, 10 * 60 + 30), "lunch": (11 * 60, 15 * 60), "dinner": (17 * 60, 23 * 60),
@@ -202,52 +201,117 @@ def shape(day: Day) -> tuple:
 def routed(start: int, city: str, night: str, meals: tuple[tuple[str, str], ...],
            groups: tuple[tuple[str, tuple[tuple[int, ...], ...]], ...],
            moves: tuple[tuple[str, str, int, int | None], ...], legs: int) -> int | None:
-    """The earliest end of a day whose sights are routed: a search over (meals eaten, sights seen, where,
-    flown, ground moves made, a run of sights just ended), in time order. A run of sights between two
-    breaks (a meal, a move, the day's start or end) takes its shortest way; two runs are never adjacent."""
+    """The earliest end of a day whose sights are routed (``route``, keyed by the day's shape: a batch's days
+    share it)."""
+    found = route(start, city, night, meals, groups, moves, legs)
+    return None if found is None else found[0]
+
+
+Label = tuple[int, int, object]  # (time, ready, back-pointer): when free, and when the next sight could start
+
+
+def route(start: int, city: str, night: str, meals: tuple[tuple[str, str], ...],
+          groups: tuple[tuple[str, tuple[tuple[int, ...], ...]], ...],
+          moves: tuple[tuple[str, str, int, int | None], ...], legs: int, late: int = -1
+          ) -> tuple[int, list[tuple[str, int, int, int, int]]] | None:
+    """The earliest end of a day with routed sights, and its steps ``(what, index, start, end, way)`` (``what``:
+    ``meal``, ``sight`` or ``move``; ``index``: the meal's, the sight's (numbered group by group) or the move's).
+
+    Items one at a time, with moves between them (at most ``legs`` ground moves). Sights are told apart: the
+    way from the last one seen to the next in its city is charged, across meals too (a restaurant has no place,
+    but the way from one sight to the next through it is no shorter than the straight one): the next sight
+    starts no sooner than the last one's end plus the way plus the meals eaten since, so the way fills the
+    waits for a meal's opening and nothing else (``ready``). A move starts afresh (the distance table's
+    durations run city to city). Each state keeps its labels no other is earlier in both ``time`` and
+    ``ready``. ``late``: that item's window never closes (a meal's index, or a sight's plus the meals')."""
     opens, closes = WINDOWS["attraction"]
-    ranges, ways, offset = {}, {}, 0
+    where: list[tuple[str, int, tuple[tuple[int, ...], ...]]] = []  # each sight's (city, index in it, its table)
     for name, table in groups:
-        ranges[name] = (offset, len(table))
-        ways[name] = routes(table)
-        offset += len(table)
-    full = (1 << offset) - 1
+        where += [(name, k, table) for k in range(len(table))]
     flight = any(departs is not None for *_, departs in moves)
-    heap: list[tuple[int, int, int, str, bool, int, bool]] = [(start, 0, 0, city, False, 0, False)]
-    done: set[tuple[int, int, str, bool, int, bool]] = set()
-    while heap:
-        t, m, seen, here, flown, used, after_run = heapq.heappop(heap)
-        key = (m, seen, here, flown, used, after_run)
-        if key in done:
-            continue
-        done.add(key)
-        if m == len(meals) and seen == full and here == night and (flown or not flight):
-            return t
-        if not after_run and here in ranges:
-            low, n = ranges[here]
-            left = ~(seen >> low) & ((1 << n) - 1)
-            run, way = left, ways[here]
-            start_at = t if t > opens else opens
-            while run:
-                end = start_at + run.bit_count() * SIGHT_MINUTES + way[run]
-                if end <= closes:
-                    heapq.heappush(heap, (end, m, seen | run << low, here, flown, used, True))
-                run = (run - 1) & left
-        if m < len(meals) and meals[m][1] == here:
-            kind = meals[m][0]
-            meal_opens, meal_closes = WINDOWS[kind]
-            end = (t if t > meal_opens else meal_opens) + MINUTES[kind]
-            if end <= meal_closes:
-                heapq.heappush(heap, (end, m + 1, seen, here, flown, used, False))
-        for origin, destination, minutes, departs in moves:
-            if origin != here:
-                continue
-            if departs is None:
-                if used < legs:
-                    heapq.heappush(heap, (t + minutes, m, seen, destination, flown, used + 1, False))
-            elif not flown and t + BOARDING <= departs:
-                heapq.heappush(heap, (departs + minutes + LANDING, m, seen, destination, True, used, False))
-    return None
+    n_meals, total = len(meals), len(meals) + len(where)
+    first = (0, 0, city, False, 0, -1)  # (meals eaten, sights seen, where, flown, ground moves, last sight)
+    labels: dict[tuple, list[Label]] = {first: [(start, start, None)]}
+    layer = [first]
+    for done in range(total + 1):
+        layer = _route_moves(labels, layer, moves, legs)
+        if done == total:
+            break
+        following: list[tuple] = []
+        for key in layer:
+            m, seen, here, flown, used, last = key
+            for label in labels[key]:
+                time, ready, _ = label
+                if m < n_meals and meals[m][1] == here:
+                    kind = meals[m][0]
+                    meal_opens, meal_closes = WINDOWS[kind]
+                    end = max(time, meal_opens) + MINUTES[kind]
+                    if end <= meal_closes or m == late:
+                        _label(labels, following, (m + 1, seen, here, flown, used, last),
+                               (end, ready + MINUTES[kind] if last >= 0 else end, (key, label, "meal", m,
+                                                                                    end - MINUTES[kind], end, 0)))
+                for j, (there, k, table) in enumerate(where):
+                    if there != here or seen >> j & 1:
+                        continue
+                    way = table[where[last][1]][k] if last >= 0 and where[last][0] == there else 0
+                    begin = max(time, ready + way, opens)
+                    end = begin + SIGHT_MINUTES
+                    if end <= closes or j + n_meals == late:
+                        _label(labels, following, (m, seen | 1 << j, here, flown, used, j),
+                               (end, end, (key, label, "sight", j, begin, end, way)))
+        layer = following
+    finals = [(label[0], key, label) for key in layer if key[2] == night and (key[3] or not flight)
+              for label in labels[key]]
+    if not finals:
+        return None
+    end, key, label = min(finals, key=lambda f: f[0])
+    steps: list[tuple[str, int, int, int, int]] = []
+    back: Any = label[2]
+    while back is not None:
+        parent: Label = back[1]
+        steps.append((str(back[2]), int(back[3]), int(back[4]), int(back[5]), int(back[6])))
+        back = parent[2]
+    return end, steps[::-1]
+
+
+def _label(labels: dict, following: list, key: tuple, new: Label) -> bool:
+    """Keep ``new`` at ``key`` unless a label there is no later in time and ready; drop those it beats."""
+    old = labels.get(key)
+    if old is None:
+        labels[key] = [new]
+        following.append(key)
+        return True
+    if any(t <= new[0] and r <= new[1] for t, r, _ in old):
+        return False
+    labels[key] = [lab for lab in old if not (new[0] <= lab[0] and new[1] <= lab[1])] + [new]
+    return True
+
+
+def _route_moves(labels: dict, layer: list, moves: tuple[tuple[str, str, int, int | None], ...], legs: int) -> list:
+    """``layer`` with every state its moves reach (a move forgets the last sight: the next city starts afresh)."""
+    states, changed = list(layer), True
+    while changed:
+        changed = False
+        for key in list(states):
+            m, seen, here, flown, used, _ = key
+            for label in list(labels[key]):
+                time = label[0]
+                for n, (origin, destination, minutes, departs) in enumerate(moves):
+                    if origin != here:
+                        continue
+                    if departs is None:
+                        if used >= legs:
+                            continue
+                        target, begin, end, free = (m, seen, destination, flown, used + 1, -1), time, time + minutes, \
+                            time + minutes
+                    elif not flown and time + BOARDING <= departs:
+                        target, begin, end, free = (m, seen, destination, True, used, -1), departs, departs + minutes, \
+                            departs + minutes + LANDING
+                    else:
+                        continue
+                    if _label(labels, states, target, (free, free, (key, label, "move", n, begin, end, 0))):
+                        changed = True
+    return states
 
 
 @lru_cache(maxsize=8192)
@@ -310,15 +374,15 @@ def beyond_bound(day: Day) -> str | None:
     """Why a day with more than ``EXACT_SIGHTS`` sights cannot fit those of one city (None: it may): from
     the day's start (or the sights' opening) to their close go their visits, every meal of the city that
     some of them must come before and some after (they fit neither all before its latest start nor all after
-    its earliest end), and the least moving between them (``tree_bound``: each break it spends, past those
-    meals, costs at least a meal's time or a drive there and back). Never stricter than the exact search."""
+    its earliest end), and the least moving between them (``tree_bound``: the way through every sight, less
+    an edge for each time a ground move takes the traveller away and back, which costs both drives). Never
+    stricter than the exact search."""
     opens, closes = WINDOWS["attraction"]
     by_city = _sights_by_city(day.items)
     if sum(map(len, by_city.values())) <= EXACT_SIGHTS:
         return None
-    breaks = sum(1 for it in day.items if it.kind != "attraction") + len(day.moves)
     ground = [m.minutes for m in day.moves if m.departs is None]
-    pause = min(MEAL_MINUTES, 2 * min(ground)) if ground else MEAL_MINUTES  # the least a break takes
+    away = 2 * min(ground) if ground else 0  # the least a trip away and back takes
     first = max(day.start, opens)
     for city, sights in by_city.items():
         if len(sights) < 2:
@@ -326,11 +390,11 @@ def beyond_bound(day: Day) -> str | None:
         n = len(sights)
         meals_between = [it.kind for it in day.items if it.kind != "attraction" and it.city == city
                          and _between(it.kind, n, first)]
-        inside = len(meals_between)
         table = _table(sights)
-        moving = min(tree_bound(table, k) + max(0, k - inside) * pause for k in range(breaks + 1))
+        moving = min(tree_bound(table, k) + k * away for k in range(len(ground) // 2 + 1))
         if first + n * SIGHT_MINUTES + sum(MINUTES[kind] for kind in meals_between) + moving > closes:
-            meals = f", {inside} meal{'s' if inside > 1 else ''} between them" if inside else ""
+            meals = f", {len(meals_between)} meal{'s' if len(meals_between) > 1 else ''} between them" \
+                if meals_between else ""
             return (f"its {n} attractions in {city} need {span(n * SIGHT_MINUTES)} of visits{meals} and at least "
                     f"{span(moving)} to move between them (the shortest tree through their places), more than "
                     f"{clock(first)}-{clock(closes)} holds")
@@ -376,8 +440,8 @@ def solve(day: Day, items: Sequence[Item] | None = None, open_last: bool = False
           legs: int | None = None) -> Schedule | None:
     """The earliest schedule that fits ``items`` (default: all the day's) and ends in the night's city, with
     its steps; ``open_last``: the last item's window never closes (to find when it could start at the
-    earliest); ``legs``: another limit on the ground moves than the day's. Sights are routed (which were
-    seen, and the way from the last) where ``routing`` says their order can matter."""
+    earliest); ``legs``: another limit on the ground moves than the day's. Sights are routed (``route``: told
+    apart, with the way between them) where ``routing`` says their order can matter, else counted."""
     items = day.items if items is None else tuple(items)
     late = items[-1] if open_last and items else None
     limit = min(day.legs if legs is None else legs, len(items) + 2)  # no schedule moves more often than that
@@ -387,14 +451,13 @@ def solve(day: Day, items: Sequence[Item] | None = None, open_last: bool = False
     sights = [by_city[c] for c in cities]
     if too_many_sights(items) or beyond_bound(day._replace(items=items)) is not None:
         return None
-    route = routed_sights and routing(items)
-    tables = [_table(s) for s in sights] if route else []
+    if routed_sights and routing(items):
+        return _routed_schedule(day, meals, [it for group in sights for it in group], sights, limit, late)
     flight = next((m for m in day.moves if m.departs is not None), None)
     ground = [m for m in day.moves if m.departs is None]
     total = len(items)
-    # state -> (time, previous state, step); a state is (meals eaten, sights seen in each city (a mask when
-    # routed, else a count), the last sight (city, index) when the step before was one, city, flown, moves)
-    first = (0, (0,) * len(cities), None, day.city, False, 0)
+    # state -> (time, previous state, step); a state is (meals eaten, sights seen in each city, city, flown, moves)
+    first = (0, (0,) * len(cities), day.city, False, 0)
     best: dict[tuple, tuple[int, tuple | None, tuple | None]] = {first: (day.start, None, None)}
     layer = [first]
     for done in range(total + 1):
@@ -403,26 +466,15 @@ def solve(day: Day, items: Sequence[Item] | None = None, open_last: bool = False
             break
         following: list[tuple] = []
         for state in layer:
-            meal, seen, last, city, flown, used = state
+            meal, seen, city, flown, used = state
             if meal < len(meals) and meals[meal].city == city:
-                _reach(best, following, state, (meal + 1, seen, None, city, flown, used), meals[meal], late, 0)
+                _reach(best, following, state, (meal + 1, seen, city, flown, used), meals[meal], late)
             for k, there in enumerate(cities):
-                if there != city:
-                    continue
-                if not route:
-                    if seen[k] < len(sights[k]):
-                        after = (*seen[:k], seen[k] + 1, *seen[k + 1:])
-                        _reach(best, following, state, (meal, after, None, city, flown, used), sights[k][seen[k]],
-                               late, 0)
-                    continue
-                for j, sight in enumerate(sights[k]):
-                    if seen[k] >> j & 1:
-                        continue
-                    hop = tables[k][last[1]][j] if last is not None and last[0] == k else 0
-                    after = (*seen[:k], seen[k] | 1 << j, *seen[k + 1:])
-                    _reach(best, following, state, (meal, after, (k, j), city, flown, used), sight, late, hop)
+                if there == city and seen[k] < len(sights[k]):
+                    after = (*seen[:k], seen[k] + 1, *seen[k + 1:])
+                    _reach(best, following, state, (meal, after, city, flown, used), sights[k][seen[k]], late)
         layer = following
-    finals = [s for s in layer if s[3] == day.night and (s[4] or flight is None)]
+    finals = [s for s in layer if s[2] == day.night and (s[3] or flight is None)]
     if not finals:
         return None
     fastest: tuple = min(finals, key=lambda s: best[s][0])
@@ -435,6 +487,24 @@ def solve(day: Day, items: Sequence[Item] | None = None, open_last: bool = False
     return Schedule(tuple(reversed(steps)), end)
 
 
+def _routed_schedule(day: Day, meals: list[Item], flat: list[Item], groups: list[list[Item]], limit: int,
+                     late: Item | None) -> Schedule | None:
+    """``route``'s schedule of the day, with its items and moves named."""
+    order = [*meals, *flat]
+    late_index = next((k for k, it in enumerate(order) if it is late), -1)
+    found = route(day.start, day.city, day.night, tuple((it.kind, it.city) for it in meals),
+                  tuple((group[0].city, _table(group)) for group in groups),
+                  tuple((m.origin, m.destination, m.minutes, m.departs) for m in day.moves), limit, late_index)
+    if found is None:
+        return None
+    end, steps = found
+    named = []
+    for what, index, begin, finish, way in steps:
+        thing = meals[index] if what == "meal" else flat[index] if what == "sight" else day.moves[index]
+        named.append(_named(begin, finish, thing, way))
+    return Schedule(tuple(named), end)
+
+
 def _named(start: int, end: int, what: Item | Move, hop: int) -> Step:
     """A step of a schedule found, with its text (made only for the steps kept)."""
     if isinstance(what, Move):
@@ -442,10 +512,9 @@ def _named(start: int, end: int, what: Item | Move, hop: int) -> Step:
     return Step(start, end, f"{what}, {hop} min from the sight before" if hop else str(what), what)
 
 
-def _reach(best: dict, following: list, state: tuple, target: tuple, item: Item, late: Item | None,
-           hop: int) -> None:
+def _reach(best: dict, following: list, state: tuple, target: tuple, item: Item, late: Item | None) -> None:
     opens, closes = WINDOWS[item.kind]
-    start = max(best[state][0] + hop, opens)
+    start = max(best[state][0], opens)
     end = start + MINUTES[item.kind]
     if end > closes and item is not late:
         return
@@ -453,7 +522,7 @@ def _reach(best: dict, following: list, state: tuple, target: tuple, item: Item,
         following.append(target)
     elif best[target][0] <= end:
         return
-    best[target] = (end, state, (start, end, item, hop))
+    best[target] = (end, state, (start, end, item, 0))
 
 
 def _moved(best: dict, layer: list, ground: list[Move], flight: Move | None, limit: int) -> list:
@@ -462,7 +531,7 @@ def _moved(best: dict, layer: list, ground: list[Move], flight: Move | None, lim
     while changed:
         changed = False
         for state in list(states):
-            meal, seen, _, city, flown, used = state
+            meal, seen, city, flown, used = state
             time = best[state][0]
             options = [(m, time, time + m.minutes, time + m.minutes, False, used + 1) for m in ground
                        if m.origin == city and used < limit]
@@ -472,7 +541,7 @@ def _moved(best: dict, layer: list, ground: list[Move], flight: Move | None, lim
                 lands = departs + flight.minutes
                 options.append((flight, departs, lands, lands + LANDING, True, used))
             for move, leaves, lands, free, flies, moved in options:
-                target = (meal, seen, None, move.destination, flown or flies, moved)
+                target = (meal, seen, move.destination, flown or flies, moved)
                 if target in best and best[target][0] <= free:
                     continue
                 if target not in best:
