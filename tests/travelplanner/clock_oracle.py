@@ -1,15 +1,16 @@
 """An independent answer to "can anyone do this plan by the database's own times?", for the timeline's tests.
 
-It shares nothing with the checker but the rule's numbers (windows, least times, airport slack, day-trip reach,
-the moving convention's speeds, how often a leg may be driven, how many sights are searched exactly: they are
-the rule, not its implementation). It reads the plan's strings with its own patterns, asks the store for the
-rows (flight times, distance-table durations, the sights' coordinates), and searches every order of each day's
-items one item at a time, with each move taken only when the next item, or the night, is in another city, and
-the way from one sight to the next of its city charged (its own great-circle distance), across meals too: the
-next sight starts no sooner than the last one's end, the way and the meals since. A
-day with more sights than the exact search takes counts them interchangeable instead (no way between them)
-and applies the rule's bound (its own shortest tree through each city's). A day starts at 00:00, or
-when the day before was over if that is later, and a day whose transport has no timed row starts afresh.
+It shares nothing with the checker but the rule's numbers (windows, least times, airport slack, day-trip reach:
+strict's default conventions, ``conventions.py``; the moving convention's speeds, how often a leg may be driven,
+how many sights are searched exactly: they are the rule, not its implementation). It reads the plan's strings
+with its own patterns, asks the store for the rows (flight times, distance-table durations, the sights'
+coordinates), and searches every order of each day's items one item at a time, with each move taken only when
+the next item, or the night, is in another city, and the way from one sight to the next of its city charged (its
+own great-circle distance), across meals too: the next sight starts no sooner than the last one's end, the way
+and the meals since. A day with more sights than the exact search takes counts them interchangeable instead (no
+way between them) and applies the rule's bound (its own shortest tree through each city's). A day starts at
+00:00, or when the day before was over if that is later, and a day whose transport has no timed row starts
+afresh.
 """
 
 from __future__ import annotations
@@ -19,11 +20,12 @@ import re
 from typing import Any
 
 from planshape.validators.travelplanner.checks import sight_moves, timeline, trip_timeline
-from planshape.validators.travelplanner.checks.whereabouts import DAY_TRIP_KM
+from planshape.validators.travelplanner.checks.conventions import CONVENTIONS
 
 # The rule's numbers, copied once (a test that plants a bug in the checker's own cannot reach these).
-WINDOWS, MINUTES = dict(timeline.WINDOWS), dict(timeline.MINUTES)
-BOARDING, LANDING = timeline.BOARDING, timeline.LANDING
+WINDOWS, MINUTES = dict(CONVENTIONS.bounds.windows), dict(CONVENTIONS.bounds.minutes)
+BOARDING, LANDING = CONVENTIONS.bounds.boarding, CONVENTIONS.bounds.landing
+DAY_TRIP_KM = CONVENTIONS.day_trip_km
 EXACT = timeline.EXACT_SIGHTS
 WALK_KMH, DRIVE_START, DRIVE_PER_KM = (sight_moves.WALK_KMH, sight_moves.DRIVE_START_MINUTES,
                                        sight_moves.DRIVE_MINUTES_PER_KM)
@@ -135,7 +137,7 @@ def earliest_end(start: int, city: str, night: str, items: list[tuple[str, str, 
         if kind == "attraction":
             per_city[there] = per_city.get(there, 0) + 1
     if sum(per_city.values()) > exact:
-        if not _within_bound(start, items, [*links.values(), *([None] if flight else [])]):
+        if not _within_bound(start, items, [*links.values(), *([None] if flight else [])], flight):
             return None
         items = [(kind, there, None) for kind, there, _ in items]  # interchangeable, no way between them
 
@@ -186,15 +188,15 @@ def earliest_end(start: int, city: str, night: str, items: list[tuple[str, str, 
     return min(ends) if ends else None
 
 
-def _within_bound(start: int, items: list, moves: list[int | None]) -> bool:
+def _within_bound(start: int, items: list, moves: list[int | None], flight: tuple | None = None) -> bool:
     """The rule for a day with more sights than the exact search takes: in each city, their visits, every meal
     of that city that must fall between two of them (they fit neither all before its latest start nor all after
     its earliest end), and the shortest tree through them, less one edge for each trip away and back by a ground
-    move (at both drives' time), fit from the day's start."""
-    opens, closes = WINDOWS["attraction"]
+    move (at both drives' time), fit from the day's start (a flight's landing, in its arrival city) to the sights'
+    close (the time at the airport, in its departure city)."""
+    opens, window_closes = WINDOWS["attraction"]
     sight = MINUTES["attraction"]
     per = max(sight, 1)
-    first = max(start, opens)
     ground = [m for m in moves if m is not None]
     away = 2 * min(ground) if ground else 0
     cities: dict[str, list] = {}
@@ -205,6 +207,11 @@ def _within_bound(start: int, items: list, moves: list[int | None]) -> bool:
         if len(places) < 2:
             continue
         n = len(places)
+        first, closes = max(start, opens), window_closes
+        if flight and city == flight[1] != flight[0]:
+            first = max(first, flight[3] + LANDING)  # after the landing
+        if flight and city == flight[0] != flight[1]:
+            closes = min(closes, flight[2] - BOARDING)  # before the departure
         eating = 0
         for kind, there, _ in items:
             if kind == "attraction" or there != city:

@@ -13,7 +13,8 @@ waiting is always allowed and every constraint is a deadline, so being earlier i
 count as interchangeable where their order cannot matter (at most one in a city: small tables over counts);
 otherwise the search tells them apart and keeps the last one seen (``route``). A day with more than
 ``EXACT_SIGHTS`` sights is judged by a bound instead (``beyond_bound``: never stricter than the exact search).
-The bounds are the 45 train gold plans' (docs/modes.md).
+The bounds the database does not give (windows, least times, airport times) are strict's conventions
+(``conventions.py``, docs/modes.md *Conventions*); a day carries the ones it is judged by.
 """
 
 from __future__ import annotations
@@ -22,23 +23,16 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any, NamedTuple
 
+from .conventions import CONVENTIONS, Bounds
 from .sight_moves import Point, hop_table, tree_bound
 
-# Opening windows (minutes after midnight) and the least time each item takes.
-WINDOWS = {"breakfast": (6 * 60, 10 * 60 + 30), "lunch": (11 * 60, 15 * 60), "dinner": (17 * 60, 23 * 60),
-           "attraction": (8 * 60, 20 * 60)}
-MEAL_MINUTES = 30
-SIGHT_MINUTES = 45
-MINUTES = {"breakfast": MEAL_MINUTES, "lunch": MEAL_MINUTES, "dinner": MEAL_MINUTES, "attraction": SIGHT_MINUTES}
-BOARDING = 20  # at the airport before a departure
-LANDING = 60  # from landing to the first thing in the arrival city
 EXACT_SIGHTS = 6  # sights of one day that the exact search takes (a gold day holds at most 4)
 ANY_LEGS = 1 << 20  # no limit on a day's ground moves
 NEVER = 1 << 40
 
 
 class Item(NamedTuple):
-    """A meal or a sight the day names: ``kind`` is a key of ``WINDOWS``, ``text`` as the plan writes it,
+    """A meal or a sight the day names: ``kind`` is a key of the windows, ``text`` as the plan writes it,
     ``at`` a sight's (latitude, longitude) from its database row (None: not known, as for every meal)."""
 
     kind: str
@@ -62,7 +56,8 @@ class Move(NamedTuple):
 
 class Day(NamedTuple):
     """One day to schedule, free from ``start`` (minutes after its midnight); ``since`` says why then;
-    ``legs``: how many ground moves (either way) the day may make in all."""
+    ``legs``: how many ground moves (either way) the day may make in all; ``bounds``: the conventions it is
+    judged by."""
 
     number: int
     start: int
@@ -72,6 +67,7 @@ class Day(NamedTuple):
     items: tuple[Item, ...]
     moves: tuple[Move, ...]
     legs: int = ANY_LEGS
+    bounds: Bounds = CONVENTIONS.bounds
 
 
 class Step(NamedTuple):
@@ -108,7 +104,7 @@ def end_of_day(day: Day) -> int | None:
     were seen (``routed``); each is keyed by the day's shape alone (start, meals, counts or places,
     durations), which most days share.
     """
-    if too_many_sights(day.items) or beyond_bound(day) is not None:
+    if too_many_sights(day.items, day.bounds) or beyond_bound(day) is not None:
         return None
     if routing(day.items):
         return routed(*shape(day))
@@ -117,39 +113,36 @@ def end_of_day(day: Day) -> int | None:
 
 def counted_end(day: Day) -> int | None:
     """``end_of_day`` with sights interchangeable in each city (exact when no city has two of them)."""
-    moves = day.moves
+    moves, b = day.moves, day.bounds
     if not moves:
-        return one_city(day.start, *_shape(day.items, day.city)) if day.city == day.night else None
+        return one_city(day.start, *_shape(day.items, day.city, b), b) if day.city == day.night else None
     if len(moves) == 1 and (departs := moves[0].departs) is not None:
         flight = moves[0]
         if (flight.origin, flight.destination) != (day.city, day.night):
             return None
-        before = one_city(day.start, *_shape(day.items, flight.origin))
-        if before is None or before > departs - BOARDING:
+        before = one_city(day.start, *_shape(day.items, flight.origin, b), b)
+        if before is None or before > departs - b.boarding:
             return None
-        return one_city(departs + flight.minutes + LANDING, *_shape(day.items, flight.destination))
+        return one_city(departs + flight.minutes + b.landing, *_shape(day.items, flight.destination, b), b)
     if len(moves) == 2 and moves[0].departs is None is moves[1].departs and \
             (moves[0].origin, moves[0].destination) == (moves[1].destination, moves[1].origin):
-        a, b = moves[0].origin, moves[0].destination
-        if day.city not in (a, b) or day.night not in (a, b):
+        here, there = moves[0].origin, moves[0].destination
+        if day.city not in (here, there) or day.night not in (here, there):
             return None
-        meals = tuple((it.kind, it.city == b) for it in day.items if it.kind != "attraction")
-        n_b = sum(1 for it in day.items if it.kind == "attraction" and it.city == b)
+        meals = tuple((it.kind, it.city == there) for it in day.items if it.kind != "attraction")
+        n_b = sum(1 for it in day.items if it.kind == "attraction" and it.city == there)
         n_a = sum(1 for it in day.items if it.kind == "attraction") - n_b
-        return two_cities(day.start, meals, n_a, n_b, moves[0].minutes, moves[1].minutes, day.city == b,
-                          day.night == b, day.legs)
+        return two_cities(day.start, meals, n_a, n_b, moves[0].minutes, moves[1].minutes, day.city == there,
+                          day.night == there, b, day.legs)
     schedule = solve(day, routed_sights=False)  # several day-trip cities (only with Q20 open)
     return None if schedule is None else schedule.end
 
 
-def _shape(items: Sequence[Item], city: str) -> tuple[tuple[str, ...], int]:
+def _shape(items: Sequence[Item], city: str, b: Bounds) -> tuple[tuple[str, ...], int]:
     """The meals (in window order) and the number of sights of ``items`` in ``city``."""
-    meals = tuple(sorted((it.kind for it in items if it.city == city and it.kind != "attraction"), key=_opens))
+    meals = tuple(sorted((it.kind for it in items if it.city == city and it.kind != "attraction"),
+                         key=lambda kind: b.windows[kind][0]))
     return meals, sum(1 for it in items if it.city == city and it.kind == "attraction")
-
-
-def _opens(kind: str) -> int:
-    return WINDOWS[kind][0]
 
 
 def _sights_by_city(items: Sequence[Item]) -> dict[str, list[Item]]:
@@ -189,21 +182,23 @@ def _table(sights: Sequence[Item]) -> tuple[tuple[int, ...], ...]:
 
 def shape(day: Day) -> tuple:
     """``routed``'s arguments: the day without its texts (so a batch's days share the cache)."""
+    b = day.bounds
     meals = tuple(sorted(((it.kind, it.city) for it in day.items if it.kind != "attraction"),
-                         key=lambda meal: _opens(meal[0])))
+                         key=lambda meal: b.windows[meal[0]][0]))
     by_city = _sights_by_city(day.items)
     groups = tuple((city, _table(sights)) for city, sights in sorted(by_city.items()))
     moves = tuple((m.origin, m.destination, m.minutes, m.departs) for m in day.moves)
-    return day.start, day.city, day.night, meals, groups, moves, min(day.legs, len(day.items) + 2)
+    return day.start, day.city, day.night, meals, groups, moves, min(day.legs, len(day.items) + 2), b
 
 
 @lru_cache(maxsize=8192)
 def routed(start: int, city: str, night: str, meals: tuple[tuple[str, str], ...],
            groups: tuple[tuple[str, tuple[tuple[int, ...], ...]], ...],
-           moves: tuple[tuple[str, str, int, int | None], ...], legs: int) -> int | None:
+           moves: tuple[tuple[str, str, int, int | None], ...], legs: int,
+           b: Bounds = CONVENTIONS.bounds) -> int | None:
     """The earliest end of a day whose sights are routed (``route``, keyed by the day's shape: a batch's days
     share it)."""
-    found = route(start, city, night, meals, groups, moves, legs)
+    found = route(start, city, night, meals, groups, moves, legs, b)
     return None if found is None else found[0]
 
 
@@ -212,8 +207,8 @@ Label = tuple[int, int, object]  # (time, ready, back-pointer): when free, and w
 
 def route(start: int, city: str, night: str, meals: tuple[tuple[str, str], ...],
           groups: tuple[tuple[str, tuple[tuple[int, ...], ...]], ...],
-          moves: tuple[tuple[str, str, int, int | None], ...], legs: int, late: int = -1
-          ) -> tuple[int, list[tuple[str, int, int, int, int]]] | None:
+          moves: tuple[tuple[str, str, int, int | None], ...], legs: int, b: Bounds = CONVENTIONS.bounds,
+          late: int = -1) -> tuple[int, list[tuple[str, int, int, int, int]]] | None:
     """The earliest end of a day with routed sights, and its steps ``(what, index, start, end, way)`` (``what``:
     ``meal``, ``sight`` or ``move``; ``index``: the meal's, the sight's (numbered group by group) or the move's).
 
@@ -224,7 +219,8 @@ def route(start: int, city: str, night: str, meals: tuple[tuple[str, str], ...],
     waits for a meal's opening and nothing else (``ready``). A move starts afresh (the distance table's
     durations run city to city). Each state keeps its labels no other is earlier in both ``time`` and
     ``ready``. ``late``: that item's window never closes (a meal's index, or a sight's plus the meals')."""
-    opens, closes = WINDOWS["attraction"]
+    windows, least = b.windows, b.minutes
+    opens, closes = windows["attraction"]
     where: list[tuple[str, int, tuple[tuple[int, ...], ...]]] = []  # each sight's (city, index in it, its table)
     for name, table in groups:
         where += [(name, k, table) for k in range(len(table))]
@@ -234,7 +230,7 @@ def route(start: int, city: str, night: str, meals: tuple[tuple[str, str], ...],
     labels: dict[tuple, list[Label]] = {first: [(start, start, None)]}
     layer = [first]
     for done in range(total + 1):
-        layer = _route_moves(labels, layer, moves, legs)
+        layer = _route_moves(labels, layer, moves, legs, b)
         if done == total:
             break
         following: list[tuple] = []
@@ -244,18 +240,18 @@ def route(start: int, city: str, night: str, meals: tuple[tuple[str, str], ...],
                 time, ready, _ = label
                 if m < n_meals and meals[m][1] == here:
                     kind = meals[m][0]
-                    meal_opens, meal_closes = WINDOWS[kind]
-                    end = max(time, meal_opens) + MINUTES[kind]
+                    meal_opens, meal_closes = windows[kind]
+                    took = least[kind]
+                    end = max(time, meal_opens) + took
                     if end <= meal_closes or m == late:
                         _label(labels, following, (m + 1, seen, here, flown, used, last),
-                               (end, ready + MINUTES[kind] if last >= 0 else end, (key, label, "meal", m,
-                                                                                    end - MINUTES[kind], end, 0)))
+                               (end, ready + took if last >= 0 else end, (key, label, "meal", m, end - took, end, 0)))
                 for j, (there, k, table) in enumerate(where):
                     if there != here or seen >> j & 1:
                         continue
                     way = table[where[last][1]][k] if last >= 0 and where[last][0] == there else 0
                     begin = max(time, ready + way, opens)
-                    end = begin + SIGHT_MINUTES
+                    end = begin + least["attraction"]
                     if end <= closes or j + n_meals == late:
                         _label(labels, following, (m, seen | 1 << j, here, flown, used, j),
                                (end, end, (key, label, "sight", j, begin, end, way)))
@@ -287,7 +283,8 @@ def _label(labels: dict, following: list, key: tuple, new: Label) -> bool:
     return True
 
 
-def _route_moves(labels: dict, layer: list, moves: tuple[tuple[str, str, int, int | None], ...], legs: int) -> list:
+def _route_moves(labels: dict, layer: list, moves: tuple[tuple[str, str, int, int | None], ...], legs: int,
+                 b: Bounds) -> list:
     """``layer`` with every state its moves reach (a move forgets the last sight: the next city starts afresh)."""
     states, changed = list(layer), True
     while changed:
@@ -304,9 +301,9 @@ def _route_moves(labels: dict, layer: list, moves: tuple[tuple[str, str, int, in
                             continue
                         target, begin, end, free = (m, seen, destination, flown, used + 1, -1), time, time + minutes, \
                             time + minutes
-                    elif not flown and time + BOARDING <= departs:
+                    elif not flown and time + b.boarding <= departs:
                         target, begin, end, free = (m, seen, destination, True, used, -1), departs, departs + minutes, \
-                            departs + minutes + LANDING
+                            departs + minutes + b.landing
                     else:
                         continue
                     if _label(labels, states, target, (free, free, (key, label, "move", n, begin, end, 0))):
@@ -316,13 +313,15 @@ def _route_moves(labels: dict, layer: list, moves: tuple[tuple[str, str, int, in
 
 @lru_cache(maxsize=8192)
 def two_cities(start: int, meals: tuple[tuple[str, bool], ...], n_a: int, n_b: int, there: int, back: int,
-               start_b: bool, night_b: bool, legs: int = ANY_LEGS) -> int | None:
+               start_b: bool, night_b: bool, b: Bounds = CONVENTIONS.bounds, legs: int = ANY_LEGS) -> int | None:
     """The earliest end of a day with a ground leg both ways (``there`` from a to b, ``back``), at most
     ``legs`` moves in all: a table over (meals eaten, sights seen in each city, moves made, in b or not),
     filled in order (a state's moves, then its items)."""
-    meals = tuple(sorted(meals, key=lambda meal: _opens(meal[0])))
+    windows, least = b.windows, b.minutes
+    sight = least["attraction"]
+    meals = tuple(sorted(meals, key=lambda meal: windows[meal[0]][0]))
     legs = min(legs, len(meals) + n_a + n_b + 2)  # no schedule moves more often than it has items, and back
-    opens, closes = WINDOWS["attraction"]
+    opens, closes = windows["attraction"]
     size_b = n_b + 1
     width = (legs + 1) * 2  # (moves made, in b?) for one count of sights
     layer = (n_a + 1) * size_b * width  # one count of meals eaten
@@ -342,17 +341,17 @@ def two_cities(start: int, meals: tuple[tuple[str, bool], ...], n_a: int, n_b: i
                 for used in range(legs + 1):
                     k = cell + used * 2
                     t_a, t_b = times[k], times[k + 1]
-                    if s_a < n_a and t_a < NEVER and (end := max(t_a, opens) + SIGHT_MINUTES) <= closes:
+                    if s_a < n_a and t_a < NEVER and (end := max(t_a, opens) + sight) <= closes:
                         j = k + size_b * width
                         times[j] = min(times[j], end)
-                    if seen - s_a < n_b and t_b < NEVER and (end := max(t_b, opens) + SIGHT_MINUTES) <= closes:
+                    if seen - s_a < n_b and t_b < NEVER and (end := max(t_b, opens) + sight) <= closes:
                         j = k + width + 1
                         times[j] = min(times[j], end)
                     if m < len(meals):
                         kind, in_b = meals[m]
-                        meal_opens, meal_closes = WINDOWS[kind]
+                        meal_opens, meal_closes = windows[kind]
                         t = t_b if in_b else t_a
-                        if t < NEVER and (end := max(t, meal_opens) + MINUTES[kind]) <= meal_closes:
+                        if t < NEVER and (end := max(t, meal_opens) + least[kind]) <= meal_closes:
                             j = k + layer + in_b
                             times[j] = min(times[j], end)
     last = len(meals) * layer + (n_a * size_b + n_b) * width + int(night_b)
@@ -360,14 +359,17 @@ def two_cities(start: int, meals: tuple[tuple[str, bool], ...], n_a: int, n_b: i
     return None if end >= NEVER else end
 
 
-def too_many_sights(items: Sequence[Item]) -> bool:
+MAX_SIGHTS = 40  # no day names more (a gold day names at most 4): the search stays small whatever the bounds
+
+
+def too_many_sights(items: Sequence[Item], b: Bounds = CONVENTIONS.bounds) -> bool:
     """More sights than the sights' window holds, wherever they are (so no search ever grows large)."""
-    return too_many(sum(1 for it in items if it.kind == "attraction"))
+    return too_many(sum(1 for it in items if it.kind == "attraction"), b)
 
 
-def too_many(sights: int) -> bool:
-    opens, closes = WINDOWS["attraction"]
-    return sights * SIGHT_MINUTES > closes - opens
+def too_many(sights: int, b: Bounds = CONVENTIONS.bounds) -> bool:
+    opens, closes = b.windows["attraction"]
+    return sights > MAX_SIGHTS or sights * b.minutes["attraction"] > closes - opens
 
 
 def beyond_bound(day: Day) -> str | None:
@@ -377,61 +379,90 @@ def beyond_bound(day: Day) -> str | None:
     its earliest end), and the least moving between them (``tree_bound``: the way through every sight, less
     an edge for each time a ground move takes the traveller away and back, which costs both drives). Never
     stricter than the exact search."""
-    opens, closes = WINDOWS["attraction"]
+    b = day.bounds
+    sight = b.minutes["attraction"]
     by_city = _sights_by_city(day.items)
     if sum(map(len, by_city.values())) <= EXACT_SIGHTS:
         return None
     ground = [m.minutes for m in day.moves if m.departs is None]
     away = 2 * min(ground) if ground else 0  # the least a trip away and back takes
-    first = max(day.start, opens)
     for city, sights in by_city.items():
         if len(sights) < 2:
             continue
         n = len(sights)
+        first, closes = _sight_span(day, city)
         meals_between = [it.kind for it in day.items if it.kind != "attraction" and it.city == city
-                         and _between(it.kind, n, first)]
+                         and _between(it.kind, n, first, closes, b)]
         table = _table(sights)
         moving = min(tree_bound(table, k) + k * away for k in range(len(ground) // 2 + 1))
-        if first + n * SIGHT_MINUTES + sum(MINUTES[kind] for kind in meals_between) + moving > closes:
+        if first + n * sight + sum(b.minutes[kind] for kind in meals_between) + moving > closes:
             meals = f", {len(meals_between)} meal{'s' if len(meals_between) > 1 else ''} between them" \
                 if meals_between else ""
-            return (f"its {n} attractions in {city} need {span(n * SIGHT_MINUTES)} of visits{meals} and at least "
+            return (f"its {n} attractions in {city} need {span(n * sight)} of visits{meals} and at least "
                     f"{span(moving)} to move between them (the shortest tree through their places), more than "
-                    f"{clock(first)}-{clock(closes)} holds")
+                    f"{clock(first)}-{clock(closes)} holds{_span_cut(day, city)}")
     return None
 
 
-def _between(kind: str, sights: int, first: int) -> bool:
-    """Whether ``sights`` visits from ``first`` cannot all come before a ``kind`` meal (by its latest start)
-    nor all after it (from its earliest end): the meal then lies between two of them."""
-    opens, closes = WINDOWS["attraction"]
-    meal_opens, meal_closes = WINDOWS[kind]
-    visit = max(SIGHT_MINUTES, 1)
-    before = max(0, min(meal_closes - MINUTES[kind], closes) - first) // visit
-    after = max(0, closes - max(meal_opens + MINUTES[kind], first)) // visit
+def _sight_span(day: Day, city: str) -> tuple[int, int]:
+    """When ``city``'s sights can be seen at all: from the day's start (a flight's arrival city: from the landing
+    and the time to leave the airport) to the sights' close (its departure city: to the time at the airport)."""
+    b = day.bounds
+    first, closes = max(day.start, b.windows["attraction"][0]), b.windows["attraction"][1]
+    for move in day.moves:
+        if move.departs is not None:
+            if city == move.destination != move.origin:
+                first = max(first, move.departs + move.minutes + b.landing)
+            if city == move.origin != move.destination:
+                closes = min(closes, move.departs - b.boarding)
+    return first, closes
+
+
+def _span_cut(day: Day, city: str) -> str:
+    """The flight that bounds ``city``'s sights, for a reason: it leaves from it or lands in it."""
+    b = day.bounds
+    for move in day.moves:
+        if move.departs is not None and city == move.origin != move.destination:
+            return f" ({move.label} leaves {city} at {clock(move.departs)}, {b.boarding} min at the airport before)"
+        if move.departs is not None and city == move.destination != move.origin:
+            return (f" ({move.label} lands in {city} at {clock(move.departs + move.minutes)}, {b.landing} min to "
+                    f"leave the airport)")
+    return ""
+
+
+def _between(kind: str, sights: int, first: int, closes: int, b: Bounds) -> bool:
+    """Whether ``sights`` visits between ``first`` and ``closes`` cannot all come before a ``kind`` meal (by its
+    latest start) nor all after it (from its earliest end): the meal then lies between two of them."""
+    meal_opens, meal_closes = b.windows[kind]
+    took, visit = b.minutes[kind], max(b.minutes["attraction"], 1)
+    before = max(0, min(meal_closes - took, closes) - first) // visit
+    after = max(0, closes - max(meal_opens + took, first)) // visit
     return sights > before and sights > after
 
 
 @lru_cache(maxsize=8192)
-def one_city(start: int, meals: tuple[str, ...], sights: int) -> int | None:
+def one_city(start: int, meals: tuple[str, ...], sights: int, b: Bounds = CONVENTIONS.bounds) -> int | None:
     """The earliest end of ``meals`` (in window order) and ``sights`` sights in one city, from ``start``."""
-    opens, closes = WINDOWS["attraction"]
+    windows, least = b.windows, b.minutes
+    sight = least["attraction"]
+    opens, closes = windows["attraction"]
     row = [start] + [NEVER] * sights  # row[s]: the earliest time with the meals so far and s sights seen
-    last = closes - SIGHT_MINUTES  # the latest a sight may start
+    last = closes - sight  # the latest a sight may start
     for m in range(len(meals) + 1):
         for s in range(sights):  # a sight after the s-th
             t = row[s]
             if t <= last:
-                end = (t if t > opens else opens) + SIGHT_MINUTES
+                end = (t if t > opens else opens) + sight
                 if end < row[s + 1]:
                     row[s + 1] = end
         if m == len(meals):
             break
-        meal_opens, meal_closes = WINDOWS[meals[m]]
-        latest = meal_closes - MINUTES[meals[m]]
+        meal_opens, meal_closes = windows[meals[m]]
+        took = least[meals[m]]
+        latest = meal_closes - took
         for s in range(sights + 1):  # then the next meal
             t = row[s]
-            row[s] = ((t if t > meal_opens else meal_opens) + MINUTES[meals[m]]) if t <= latest else NEVER
+            row[s] = ((t if t > meal_opens else meal_opens) + took) if t <= latest else NEVER
     end = row[sights]
     return end if end < NEVER else None
 
@@ -442,14 +473,15 @@ def solve(day: Day, items: Sequence[Item] | None = None, open_last: bool = False
     its steps; ``open_last``: the last item's window never closes (to find when it could start at the
     earliest); ``legs``: another limit on the ground moves than the day's. Sights are routed (``route``: told
     apart, with the way between them) where ``routing`` says their order can matter, else counted."""
+    b = day.bounds
     items = day.items if items is None else tuple(items)
     late = items[-1] if open_last and items else None
     limit = min(day.legs if legs is None else legs, len(items) + 2)  # no schedule moves more often than that
-    meals = sorted((it for it in items if it.kind != "attraction"), key=lambda it: WINDOWS[it.kind][0])
+    meals = sorted((it for it in items if it.kind != "attraction"), key=lambda it: b.windows[it.kind][0])
     by_city = _sights_by_city(items)
     cities = sorted(by_city)
     sights = [by_city[c] for c in cities]
-    if too_many_sights(items) or beyond_bound(day._replace(items=items)) is not None:
+    if too_many_sights(items, b) or beyond_bound(day._replace(items=items)) is not None:
         return None
     if routed_sights and routing(items):
         return _routed_schedule(day, meals, [it for group in sights for it in group], sights, limit, late)
@@ -461,18 +493,18 @@ def solve(day: Day, items: Sequence[Item] | None = None, open_last: bool = False
     best: dict[tuple, tuple[int, tuple | None, tuple | None]] = {first: (day.start, None, None)}
     layer = [first]
     for done in range(total + 1):
-        layer = _moved(best, layer, ground, flight, limit)
+        layer = _moved(best, layer, ground, flight, limit, b)
         if done == total:
             break
         following: list[tuple] = []
         for state in layer:
             meal, seen, city, flown, used = state
             if meal < len(meals) and meals[meal].city == city:
-                _reach(best, following, state, (meal + 1, seen, city, flown, used), meals[meal], late)
+                _reach(best, following, state, (meal + 1, seen, city, flown, used), meals[meal], late, b)
             for k, there in enumerate(cities):
                 if there == city and seen[k] < len(sights[k]):
                     after = (*seen[:k], seen[k] + 1, *seen[k + 1:])
-                    _reach(best, following, state, (meal, after, city, flown, used), sights[k][seen[k]], late)
+                    _reach(best, following, state, (meal, after, city, flown, used), sights[k][seen[k]], late, b)
         layer = following
     finals = [s for s in layer if s[2] == day.night and (s[3] or flight is None)]
     if not finals:
@@ -494,7 +526,8 @@ def _routed_schedule(day: Day, meals: list[Item], flat: list[Item], groups: list
     late_index = next((k for k, it in enumerate(order) if it is late), -1)
     found = route(day.start, day.city, day.night, tuple((it.kind, it.city) for it in meals),
                   tuple((group[0].city, _table(group)) for group in groups),
-                  tuple((m.origin, m.destination, m.minutes, m.departs) for m in day.moves), limit, late_index)
+                  tuple((m.origin, m.destination, m.minutes, m.departs) for m in day.moves), limit, day.bounds,
+                  late_index)
     if found is None:
         return None
     end, steps = found
@@ -512,10 +545,11 @@ def _named(start: int, end: int, what: Item | Move, hop: int) -> Step:
     return Step(start, end, f"{what}, {hop} min from the sight before" if hop else str(what), what)
 
 
-def _reach(best: dict, following: list, state: tuple, target: tuple, item: Item, late: Item | None) -> None:
-    opens, closes = WINDOWS[item.kind]
+def _reach(best: dict, following: list, state: tuple, target: tuple, item: Item, late: Item | None,
+           b: Bounds) -> None:
+    opens, closes = b.windows[item.kind]
     start = max(best[state][0], opens)
-    end = start + MINUTES[item.kind]
+    end = start + b.minutes[item.kind]
     if end > closes and item is not late:
         return
     if target not in best:
@@ -525,7 +559,7 @@ def _reach(best: dict, following: list, state: tuple, target: tuple, item: Item,
     best[target] = (end, state, (start, end, item, 0))
 
 
-def _moved(best: dict, layer: list, ground: list[Move], flight: Move | None, limit: int) -> list:
+def _moved(best: dict, layer: list, ground: list[Move], flight: Move | None, limit: int, b: Bounds) -> list:
     """``layer`` with every state its moves reach sooner (a few cities: a few rounds)."""
     changed, states = True, list(layer)
     while changed:
@@ -537,9 +571,9 @@ def _moved(best: dict, layer: list, ground: list[Move], flight: Move | None, lim
                        if m.origin == city and used < limit]
             departs = None if flight is None else flight.departs  # a flight's is always set
             if flight is not None and departs is not None and not flown and flight.origin == city \
-                    and time + BOARDING <= departs:
+                    and time + b.boarding <= departs:
                 lands = departs + flight.minutes
-                options.append((flight, departs, lands, lands + LANDING, True, used))
+                options.append((flight, departs, lands, lands + b.landing, True, used))
             for move, leaves, lands, free, flies, moved in options:
                 target = (meal, seen, move.destination, flown or flies, moved)
                 if target in best and best[target][0] <= free:
@@ -564,9 +598,10 @@ def conflict(day: Day) -> str | None:
     """Why no schedule fits the day (None when one does): the first item, in the plan's order, that cannot
     join those before it, and when it could start at the earliest, or the move that leaves it no time; or
     the ground moves or the moving between sights that the plan does not leave time or leave to."""
-    if too_many_sights(day.items):
+    b = day.bounds
+    if too_many_sights(day.items, b):
         sights = sum(1 for it in day.items if it.kind == "attraction")
-        return f"{sights} attractions of {SIGHT_MINUTES} min each do not fit in {_window('attraction')}"
+        return f"{sights} attractions of {b.minutes['attraction']} min each do not fit in {_window('attraction', b)}"
     if (bound := beyond_bound(day)) is not None:
         return bound
     if end_of_day(day) is not None:
@@ -603,7 +638,8 @@ def _too_many_legs(day: Day, needed: int) -> str:
 def _why(day: Day, fitted: list[Item], item: Item) -> str:
     """Why ``item`` cannot join ``fitted``: when it could start at the earliest and after what, or the move
     that leaves it no time; then the items before it."""
-    what = f"{item} ({_window(item.kind)}, {MINUTES[item.kind]} min) cannot fit"
+    b = day.bounds
+    what = f"{item} ({_window(item.kind, b)}, {b.minutes[item.kind]} min) cannot fit"
     before = f"; before it: {', '.join(map(str, fitted))}" if fitted else ""
     relaxed = solve(day, (*fitted, item), open_last=True)
     if relaxed is None:  # not even late: every way to its city leaves before it opens
@@ -612,31 +648,31 @@ def _why(day: Day, fitted: list[Item], item: Item) -> str:
     if not k:
         return f"{what}: the day starts at {clock(day.start)}, when {day.since}{before}"
     return (f"{what}: it could start at {clock(relaxed.steps[k].start)} at the earliest, after "
-            f"{_step(relaxed.steps[k - 1])}{before}")
+            f"{_step(relaxed.steps[k - 1], b)}{before}")
 
 
-def _step(step: Step) -> str:
+def _step(step: Step, b: Bounds) -> str:
     if step.item is None and step.what.startswith("flight"):
-        return (f"{step.what}, which leaves at {clock(step.start)} and lands at {clock(step.end)} ({LANDING} min "
+        return (f"{step.what}, which leaves at {clock(step.start)} and lands at {clock(step.end)} ({b.landing} min "
                 f"to leave the airport)")
     return f"{step.what} ({clock(step.start)}-{clock(step.end)})"
 
 
-def _window(kind: str) -> str:
-    opens, closes = WINDOWS[kind]
+def _window(kind: str, b: Bounds) -> str:
+    opens, closes = b.windows[kind]
     return f"{clock(opens)}-{clock(closes)}"
 
 
 def _moves(day: Day, item: Item | None) -> str:
     """The day's start (when it is later than ``item`` opens) and its moves, with their times."""
-    parts = []
-    if item is None or day.start > WINDOWS[item.kind][0]:
+    parts, b = [], day.bounds
+    if item is None or day.start > b.windows[item.kind][0]:
         parts.append(f"the day starts at {clock(day.start)} in {day.city}, when {day.since}")
     for move in day.moves:
         if move.departs is not None:
-            parts.append(f"{move.label} leaves {move.origin} at {clock(move.departs)} ({BOARDING} min at the airport "
-                         f"before) and lands in {move.destination} at {clock(move.departs + move.minutes)} "
-                         f"({LANDING} min to leave the airport)")
+            parts.append(f"{move.label} leaves {move.origin} at {clock(move.departs)} ({b.boarding} min at the "
+                         f"airport before) and lands in {move.destination} at {clock(move.departs + move.minutes)} "
+                         f"({b.landing} min to leave the airport)")
         elif item is None or move.origin != day.night or move.destination == item.city:
             parts.append(f"{move.label} from {move.origin} to {move.destination} takes {span(move.minutes)}")
     return "; ".join(parts)
