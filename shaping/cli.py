@@ -13,6 +13,7 @@ from typing import Any
 from rich.console import Console
 
 from . import plugins
+from .audit import add_audit_parser
 from .explain import add_explain_parser
 from .observe.report.cli import add_plots_argument, add_report_parser
 from .rollout.cli import add_parsers as add_rollout_parsers
@@ -258,6 +259,7 @@ def build_parser() -> argparse.ArgumentParser:
     check.set_defaults(func=_config_check)
 
     add_explain_parser(sub)
+    add_audit_parser(sub)
     add_report_parser(sub)
     add_rollout_parsers(sub)
     add_serve_parser(sub)

@@ -16,6 +16,7 @@ import pluggy
 if TYPE_CHECKING:
     from planshape.validators.travelplanner.checks.registry import Check
     from planshape.validators.travelplanner.checks.verdicts import PlanResult
+    from planshape.validators.travelplanner.evaluation.relations import Relation
     from planshape.validators.travelplanner.query import Query
 
     from .advantages import Estimator
@@ -40,6 +41,13 @@ def planshape_checks() -> Sequence[Check]:
     """TravelPlanner checks to run, each a ``Check(key, label, category, run)`` with category
     "commonsense" or "hard". They enter the reward components; the official metrics count only the 13
     official checks."""
+
+
+@hookspec
+def planshape_audit_relations() -> Sequence[Relation]:
+    """Metamorphic relations ``planshape audit`` holds the reward to, each a ``Relation(name, expect, about,
+    strings, json)``: an edit of a plan (upstream strings, structured JSON, or both) that must ``keep`` the
+    reward or ``lower`` it. Two plugins defining the same name is a start-up error."""
 
 
 @hookspec
