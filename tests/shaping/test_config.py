@@ -37,7 +37,7 @@ def test_defaults_are_the_papers():
     ({"estimator_options": {"norm": "l2"}}, "unknown PlanPO norm 'l2'; choose 'std' or 'none'"),
     ({"estimator_options": {"alpha": 0.3}}, "set α through alpha: {init, final, steps}"),
     ({"estimator": "grpo", "estimator_options": {"grouping": "task"}},
-     "unknown option(s) ['grouping'] of estimator 'grpo'; valid: ['norm_by_std', 'eps']"),
+     "unknown option(s) ['grouping'] of estimator 'grpo'; valid: ['norm_by_std', 'eps', 'reward']"),
     ({"alpha": {"init": 0.05, "final": 0.1}}, "alpha: need finite 0 <= final <= init"),
     ({"total_steps": None}, "total_steps: estimator 'planpo' decays α over the run"),
     ({"total_steps": 0}, "total_steps: Input should be greater than 0"),
