@@ -35,7 +35,7 @@ class ConfigError(ValueError):
 
 class StepRewardsIgnored(ConfigError):
     """A batch carries per-turn rewards that the configured estimator would ignore: refused, never dropped. The
-    message names the setting to add (``STEP_REWARDS_OPTION``), which an adapter may spell its trainer's way."""
+    message names the setting to add (``STEP_REWARDS_SETTING``), which an adapter may spell its trainer's way."""
 
 
 class _Section(BaseModel):
@@ -316,19 +316,19 @@ def with_run_steps(settings: Mapping[str, Any], run_steps: int, run_source: str)
     return {**settings, "total_steps": run_steps}
 
 
-STEP_REWARDS_OPTION = ("estimator_options.reward", "sum")
-"""The setting that makes GRPO, RLOO and PlanPO read per-turn rewards (their sum with the outcome)."""
+STEP_REWARDS_SETTING = "estimator_options.reward=sum"
+"""The setting that makes GRPO, RLOO and PlanPO read per-turn rewards (their sum with the outcome), as every
+message writes it (an adapter spells it its trainer's way by replacing this text)."""
 
 
 def step_rewards_ignored(name: str, fn: Any) -> str:
     """Why estimator ``name`` would ignore per-turn rewards, and the setting that uses them (the one message)."""
-    option, value = STEP_REWARDS_OPTION
     if "reward" in _option_names(fn):
         return (f"estimator {name!r} estimates from each trajectory's outcome (reward=outcome), so per-turn rewards "
-                f"would be ignored; set {option}={value} (the outcome plus the per-turn rewards), or use estimator "
-                "gigpo (each turn's discounted return)")
+                f"would be ignored; set {STEP_REWARDS_SETTING} (the outcome plus the per-turn rewards), or use "
+                "estimator gigpo (each turn's discounted return)")
     return (f"estimator {name!r} reads one outcome per trajectory, so per-turn rewards would be ignored; use an "
-            f"estimator that reads them (gigpo; grpo, rloo or planpo with {option}={value})")
+            f"estimator that reads them (gigpo; grpo, rloo or planpo with {STEP_REWARDS_SETTING})")
 
 
 def takes_alpha(fn: Any) -> bool:

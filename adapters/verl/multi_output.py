@@ -5,9 +5,10 @@ V1's ``compute_advantage_for_multi_trajectories`` hands every non-GRPO estimator
 without those keys, so a registered estimator would see each output as a whole trajectory (a 10-output session
 weighing 10 times in its group's baseline). This wrapper, installed by ``register.py`` where the V1 trainer
 looks the function up, gives the ``planpo`` estimator the sessions as trajectory ids and the output index as
-the turn order (the facade's row-per-turn layout), and the rows' success flags and anchor states where the
-planshape trainer fetched them (``advantages.row_success``, ``advantages.row_anchors``, by key); every other
-estimator goes to VERL's function unchanged.
+the turn order (the facade's row-per-turn layout: the non-final outputs' scores are per-turn rewards, by
+``step_rewards.rows``), and the rows' success flags, anchor states and per-turn rewards where the planshape trainer
+fetched them (``advantages.row_success``, ``row_anchors``, ``row_step_rewards``, by key); every other estimator goes
+to VERL's function unchanged.
 """
 
 from __future__ import annotations
@@ -56,6 +57,16 @@ def row_anchor_lists(batch_keys: Sequence[str]) -> list[list[Any]] | None:
     return [planpo.row_anchors[str(k)] for k in batch_keys]
 
 
+def row_step_reward_lists(batch_keys: Sequence[str]) -> list[list[float]] | None:
+    """The per-turn rewards the planshape trainer fetched for these rows (None when it fetched none)."""
+    if not planpo.row_step_rewards:
+        return None
+    missing = [str(k) for k in batch_keys if str(k) not in planpo.row_step_rewards]
+    if missing:
+        raise ValueError(f"no per-turn rewards were fetched for batch key {missing[0]!r} ({len(missing)} rows)")
+    return [planpo.row_step_rewards[str(k)] for k in batch_keys]
+
+
 def wrap(original: Callable[..., Any]) -> Callable[..., Any]:
     @functools.wraps(original)
     def compute_advantage_for_multi_trajectories(data: Any, batch_keys: Sequence[str], adv_estimator: Any,
@@ -66,7 +77,7 @@ def wrap(original: Callable[..., Any]) -> Callable[..., Any]:
         advantages, returns = compute_planpo_advantage(
             data.batch["token_level_rewards"], data.batch["response_mask"], index=data.non_tensor_batch["uid"],
             config=config, trajectory=trajectory, turn_order=order, success=row_flags(batch_keys),
-            anchors=row_anchor_lists(batch_keys))
+            anchors=row_anchor_lists(batch_keys), step_rewards=row_step_reward_lists(batch_keys))
         data.batch["advantages"] = advantages
         data.batch["returns"] = returns
         return data

@@ -264,6 +264,14 @@ class Shaper(Reweighing, SuccessRule, MetricNames, AgentSide, Description, Proce
         return texts
 
     @staticmethod
+    def turn_counts(mask: torch.Tensor) -> list[int]:
+        """The assistant turns of each row of a (B, L) assistant mask (its runs of 1s): how many per-turn values
+        (anchor states, per-turn rewards) a row holds."""
+        from ..advantages.turns import turn_spans
+
+        return turn_spans(mask).numpy()[0].tolist()
+
+    @staticmethod
     def final_turns(mask: torch.Tensor) -> list[tuple[int, int] | None]:
         """The ``[start, end)`` columns of each row's final assistant turn in a (B, L) assistant mask (the last
         run of 1s; None for a row with no turn): where a trainer decodes the answer from."""

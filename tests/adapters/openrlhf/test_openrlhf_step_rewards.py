@@ -1,0 +1,166 @@
+"""Per-turn rewards in OpenRLHF: an agent of the run's own that rewards every step (-0.1 for each move, 10 for
+opening the door) and logs each step's reward on its final step (``turn_reward_logs``); OpenRLHF's real executor,
+samples generator, ``train_step`` and ``split_rollout_samples`` into the wrapped ``compute_advantages_and_returns``.
+OpenRLHF sums the steps' rewards into each sample's reward; the advantages equal plain loops of the estimators'
+equations (``tests/paper_reference.py``) over the outcome and the per-turn rewards besides it, token for token."""
+
+from __future__ import annotations
+
+import asyncio
+import importlib.util
+import json
+from pathlib import Path
+
+import pytest
+import ray
+import torch
+from openrlhf.trainer.ppo_utils.samples_generator import SamplesGenerator
+from openrlhf.utils.agent import AgentInstanceBase, MultiTurnAgentExecutor
+from openrlhf_harness import ScriptedEngine, sampling_params
+from planshape.adapters.openrlhf import CONFIG_ENV, SETUP_HOOK
+from planshape.adapters.openrlhf.advantages import patch_openrlhf
+from planshape.adapters.openrlhf.config import RAY_SETUP_HOOK_ENV
+from planshape.adapters.openrlhf.turn_rewards import turn_reward_logs
+from planshape.shaping.facade import ConfigError
+from test_openrlhf_advantages import N, make_trainer, trainer_args
+
+
+def _reference_module():
+    """tests/paper_reference.py, by path: this folder is deliberately not a package (conftest.py says why)."""
+    path = Path(__file__).resolve().parents[2] / "paper_reference.py"
+    spec = importlib.util.spec_from_file_location("planshape_paper_reference", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+_reference = _reference_module()
+PROMPT = "You are in a room with a door. Open it.\n"
+MAX_TURNS = 6
+MOVE = -0.1
+
+
+class SteppedRoom(AgentInstanceBase):
+    """go to -> -0.1 and the room answers; open door -> 10 (success); anything else -> 0 and the episode ends. The
+    final step logs every step's reward (``turn_reward_logs``)."""
+
+    def __init__(self) -> None:
+        self.rewards: list[float] = []
+
+    async def step(self, state_dict: dict) -> dict:
+        text = str(state_dict.get("action_text") or "")
+        if text.startswith("go to"):
+            self.rewards.append(MOVE)
+            return {"rewards": torch.tensor(MOVE), "scores": torch.tensor(0.0), "done": False,
+                    "environment_feedback": "\nYou arrive.\n", "extra_logs": {}}
+        won = text.startswith("open door")
+        self.rewards.append(10.0 if won else 0.0)
+        return {"rewards": torch.tensor(self.rewards[-1]), "scores": torch.tensor(float(won)), "done": True,
+                "environment_feedback": "", "extra_logs": turn_reward_logs(self.rewards, MAX_TURNS)}
+
+
+SCRIPTS = [["go to door", "open door"], ["open door"], ["go to table", "go to the door slowly", "open door now"],
+           ["sit down"], ["go to door", "open door"], ["go to window", "jump"], ["go to window", "open door"],
+           ["go to a", "go to b", "go to c", "cry"]]
+FIELD = {"step_rewards": {"field": "turn_rewards"}, "total_steps": 500}
+SUM = {"estimator_options": {"reward": "sum"}}
+THRESHOLD = {"success": {"by": "threshold", "threshold": 10}}
+CASES = {
+    "gigpo": ({"estimator": "gigpo", "anchor": {"by": "tool_calls"}, **FIELD},
+              lambda g, r, lengths, steps: _reference.gigpo_reference(g, r, lengths, [[()] * len(t) for t in lengths],
+                                                                      step_rewards=steps)),
+    "gigpo-verl-agent": ({"estimator": "gigpo", "anchor": {"by": "tool_calls"}, **FIELD,
+                          "estimator_options": {"episode_stats": "turns", "norm": "none"}},
+                         lambda g, r, lengths, steps: _reference.gigpo_reference(
+                             g, r, lengths, [[()] * len(t) for t in lengths], use_std=False, step_rewards=steps,
+                             episode_stats="turns")),
+    "grpo-sum": ({"estimator": "grpo", **FIELD, **SUM},
+                 lambda g, r, lengths, steps: _reference.grpo_reference(g, r, lengths, step_rewards=steps,
+                                                                        reward="sum")),
+    "rloo-sum": ({"estimator": "rloo", **FIELD, **SUM},
+                 lambda g, r, lengths, steps: _reference.rloo_reference(g, r, lengths, steps, "sum")),
+    "planpo-sum": ({"estimator": "planpo", **FIELD, **SUM, **THRESHOLD},
+                   lambda g, r, lengths, steps: _reference.planpo_reference(
+                       g, r, [x == 10 for x in r], lengths, 0.1 - 0.05 * 100 / 500, step_rewards=steps,
+                       reward="sum")),
+}
+
+
+@pytest.fixture
+def job(tmp_path, monkeypatch):
+    config = tmp_path / "planshape.json"
+    monkeypatch.setenv(CONFIG_ENV, str(config))
+    monkeypatch.setenv(RAY_SETUP_HOOK_ENV, SETUP_HOOK)
+    monkeypatch.setattr(ray, "get", lambda refs: refs)
+    patch_openrlhf()
+    return config
+
+
+def _samples(tokenizer):
+    executor = MultiTurnAgentExecutor(SteppedRoom)
+
+    async def run():
+        return await asyncio.gather(*(executor.execute(PROMPT, "room", sampling_params(), 10_000, tokenizer,
+                                                       ScriptedEngine(tokenizer, turns)) for turns in SCRIPTS))
+
+    responses = asyncio.run(run())
+    return responses, [SamplesGenerator._process_response_into_experience(None, r, max_len=10_000)
+                       for r in responses]
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_train_step_writes_the_references_advantages(job, tokenizer, tmp_path, name):
+    settings, reference = CASES[name]
+    job.write_text(json.dumps(settings))
+    responses, samples = _samples(tokenizer)
+    assert [r["reward"] for r in responses] == pytest.approx(
+        [MOVE * (len(t) - 1) + (10.0 if t[-1].startswith("open door") else 0.0) for t in SCRIPTS])  # summed
+    trainer = make_trainer(trainer_args(tmp_path), tokenizer)
+    trainer.train_step(samples, 100)
+    width = max(len(r["observation_tokens"]) - 1 for r in responses)
+    mask = [[0] * width for _ in responses]
+    for row, response in enumerate(responses):  # action ranges, shifted as OpenRLHF aligns them to log-probs
+        for start, end in response["action_ranges"]:
+            mask[row][start - 1:end - 1] = [1] * (end - start)
+    outcomes = [10.0 if turns[-1].startswith("open door") else 0.0 for turns in SCRIPTS]
+    steps = [[MOVE] * (len(turns) - 1) + [0.0] for turns in SCRIPTS]
+    lengths = [[end - start for start, end in _reference.runs(row)] for row in mask]
+    groups = [i // N for i in range(len(SCRIPTS))]
+    per_turn = reference(groups, outcomes, lengths, steps)
+    assert per_turn != reference(groups, outcomes, lengths, None)  # the per-turn rewards count
+    expected = torch.tensor(_reference.token_reference(mask, per_turn), dtype=torch.float32)
+    seen = 0
+    for exp in trainer.actor_model_group.appended:
+        w = exp.action_mask.shape[1]
+        for row, index in enumerate(exp.index):
+            torch.testing.assert_close(exp.advantages[row], expected[index, :w], rtol=1e-5, atol=1e-6)
+            seen += 1
+        assert not any(str(k).startswith("turn_rewards/") for k in exp.info)  # inputs, not metrics
+    assert seen == len(SCRIPTS)
+
+
+def test_an_agent_that_logs_too_few_turns_is_named(job, tokenizer, tmp_path):
+    job.write_text(json.dumps(CASES["gigpo"][0]))
+    responses, samples = _samples(tokenizer)
+    for sample in samples:
+        for k in range(2, MAX_TURNS):
+            sample.info.pop(f"turn_rewards/{k}", None)
+    trainer = make_trainer(trainer_args(tmp_path), tokenizer)
+    with pytest.raises(ConfigError, match=r"has 3 turns but its extra_logs hold turn_rewards/k for k in \[0, 1\]"):
+        trainer.train_step(samples, 100)
+
+
+@pytest.mark.parametrize(("settings", "message"), [
+    ({"estimator": "grpo", **FIELD}, "set estimator_options.reward=sum"),
+    ({"database": "sample", "estimator": "grpo", **SUM, **FIELD}, "planshape's TravelPlanner agent rewards the final"),
+])
+def test_refused_at_start_up(job, tokenizer, tmp_path, settings, message):
+    job.write_text(json.dumps(settings))
+    with pytest.raises(ConfigError, match=message):
+        make_trainer(trainer_args(tmp_path), tokenizer)
+
+
+def test_turn_reward_logs_keep_one_key_set():
+    assert turn_reward_logs([-0.1, 10], 3) == {"turn_rewards/0": -0.1, "turn_rewards/1": 10.0, "turn_rewards/2": 0.0}
+    with pytest.raises(ValueError, match="raise max_turns"):
+        turn_reward_logs([0.0] * 4, 3)
