@@ -55,10 +55,19 @@ def logged_turn_rewards(shaper: Shaper, experiences: Sequence[Any]) -> list[list
     return out
 
 
+ROUNDING = 1e-5
+"""OpenRLHF sums the steps' rewards and carries them in float32: a difference this small (relative) between the
+sample's reward and its logged steps' sum is that rounding, not a penalty."""
+
+
 def split_outcome(rewards: np.ndarray, logged: list[list[float]]) -> tuple[np.ndarray, list[list[float]]]:
     """(outcome, per-turn rewards besides it) of each sample from its reward (every step's, summed by OpenRLHF, with
-    any penalty it added) and its logged per-turn rewards: the earlier turns' rewards are the per-turn ones, the
-    rest of the reward is the outcome, on the final turn."""
+    any penalty it added) and its logged per-turn rewards: the earlier turns' rewards are the per-turn ones; the
+    final turn's, plus whatever else the reward holds (a penalty; float32 rounding aside, ``ROUNDING``), is the
+    outcome, so an outcome of 10 stays exactly 10 for a success threshold."""
+    rewards = np.asarray(rewards, dtype=np.float64)
     steps = [[*turns[:-1], 0.0] if turns else [] for turns in logged]
-    outcome = np.asarray(rewards, dtype=np.float64) - np.asarray([sum(s) for s in steps], dtype=np.float64)
-    return outcome, steps
+    final = np.asarray([turns[-1] if turns else 0.0 for turns in logged], dtype=np.float64)
+    rest = rewards - np.asarray([sum(turns) for turns in logged], dtype=np.float64)
+    rest[np.abs(rest) <= ROUNDING * np.maximum(1.0, np.abs(rewards))] = 0.0
+    return final + rest, steps

@@ -115,7 +115,8 @@ def test_train_step_writes_the_references_advantages(job, tokenizer, tmp_path, n
     responses, samples = _samples(tokenizer)
     assert [r["reward"] for r in responses] == pytest.approx(
         [MOVE * (len(t) - 1) + (10.0 if t[-1].startswith("open door") else 0.0) for t in SCRIPTS])  # summed
-    trainer = make_trainer(trainer_args(tmp_path), tokenizer)
+    args = trainer_args(tmp_path)
+    trainer = make_trainer(args, tokenizer)
     trainer.train_step(samples, 100)
     width = max(len(r["observation_tokens"]) - 1 for r in responses)
     mask = [[0] * width for _ in responses]
@@ -128,7 +129,8 @@ def test_train_step_writes_the_references_advantages(job, tokenizer, tmp_path, n
     groups = [i // N for i in range(len(SCRIPTS))]
     per_turn = reference(groups, outcomes, lengths, steps)
     assert per_turn != reference(groups, outcomes, lengths, None)  # the per-turn rewards count
-    expected = torch.tensor(_reference.token_reference(mask, per_turn), dtype=torch.float32)
+    low, high = args.reward.clip_range  # OpenRLHF bounds every token's advantage, as its group_norm reward
+    expected = torch.tensor(_reference.token_reference(mask, per_turn), dtype=torch.float32).clamp(low, high)
     seen = 0
     for exp in trainer.actor_model_group.appended:
         w = exp.action_mask.shape[1]
