@@ -27,7 +27,7 @@ def test_defaults_are_the_papers():
     ({"alpha": {"init": 0.1, "stpes": 3}}, "alpha.stpes: unknown key; allowed: ['init', 'final', 'steps']"),
     ({"success": {"by": "pass", "treshold": 1}}, "success.treshold: unknown key; allowed: ['by', 'threshold', 'flag']"),
     ({"estimator": "ppo"}, "estimator: unknown advantage estimator 'ppo'; known: ['gigpo', 'grpo', 'planpo', 'rloo']"),
-    ({"schedule": "curriculum-9b"}, "schedule: unknown schedule 'curriculum-9b'; choose one of ['curriculum-32b'"),
+    ({"schedule": "curriculum-9b"}, "schedule: unknown schedule 'curriculum-9b'; choose one of ['agent-star-macro'"),
     ({"schedule": {"stages": [{"start": 5, "weights": "stage1"}]}}, "the first stage must start at step 0"),
     ({"mode": "lenient"}, "mode: Input should be 'official' or 'strict'"),
     ({"backend": "gpu"}, "backend: Input should be 'auto', 'memory' or 'sqlite'"),
