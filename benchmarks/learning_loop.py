@@ -108,12 +108,12 @@ def step_estimators(steps: int) -> dict[str, tuple[dict[str, Any], bool]]:
         STEP_TERM: (gigpo, False),
         NO_STEP_TERM: ({**gigpo, "estimator_options": {"omega": 0.0}}, False),
         "GiGPO, episode_stats: turns": ({**gigpo, "estimator_options": {"episode_stats": "turns"}}, False),
-        "GiGPO as verl-agent (turns, norm: none)": ({**gigpo, "estimator_options": {"episode_stats": "turns",
-                                                                                      "norm": "none"}}, False),
+        VERL_AGENT: ({**gigpo, "estimator_options": {"episode_stats": "turns", "norm": "none"}}, False),
     }
 
 
 STEP_TERM, NO_STEP_TERM = "GiGPO (default: the paper's)", "GiGPO, ω = 0 (no step term)"
+VERL_AGENT = "GiGPO as verl-agent (turns, norm: none)"
 
 
 @dataclass
@@ -271,18 +271,26 @@ def table(shape: str, results: dict[str, list[dict[str, float]]], metrics: tuple
     return out
 
 
-def step_term_verdict(results: dict[str, list[dict[str, float]]], early: int) -> list[str]:
-    """Whether GiGPO's step term helps on the per-step task: per seed, GiGPO minus GiGPO with ω = 0 (the same
-    seeds, so the same first batches), mean ± the half-width of its 95% interval, and what that says."""
+VERDICTS = {  # what the per-step table is asked, each as (estimator, against): "better" means the first
+    "does GiGPO's step term help? GiGPO minus GiGPO with ω = 0": (STEP_TERM, NO_STEP_TERM),
+    "episode statistics over turns (verl-agent's) minus over trajectories (the paper's)":
+        ("GiGPO, episode_stats: turns", STEP_TERM),
+    "verl-agent's conventions (turns, norm: none) minus the paper's": (VERL_AGENT, STEP_TERM),
+}
+
+
+def verdict(results: dict[str, list[dict[str, float]]], early: int, name: str, against: str) -> list[str]:
+    """Whether ``name`` does better than ``against`` on the per-step task: per seed, the one minus the other (the
+    same seeds, so the same first batches), mean ± the half-width of its 95% interval, and what that says."""
     lines = []
     for metric in step_metrics(early):
         sign = -1 if metric == "turns" else 1  # fewer turns is better; more success and return are
-        mean, half = interval([a[metric] - b[metric] for a, b in zip(results[STEP_TERM], results[NO_STEP_TERM],
+        mean, half = interval([a[metric] - b[metric] for a, b in zip(results[name], results[against],
                                                                      strict=True)])
         if not math.isfinite(half) or abs(mean) <= half:
             word = "no difference"
         else:
-            word = "helps" if sign * mean > 0 else "hurts"
+            word = "better" if sign * mean > 0 else "worse"
         lines.append(f"  {metric:<12} {mean:+8.3f} ± {half:.3f}   [{mean - half:+.3f}, {mean + half:+.3f}]  {word}")
     return lines
 
@@ -364,9 +372,10 @@ def main() -> int:
     if stepped:
         console.print(table("per-step rewards (+1 a fact found, -1 an idle turn)", step_results,
                             step_metrics(early), f"after {early} and {args.steps} updates"))
-        console.print(f"GiGPO's step term on per-step rewards: {STEP_TERM} minus {NO_STEP_TERM}, per seed")
-        for line in step_term_verdict(step_results, early):
-            console.print(line, highlight=False)
+        for question, (name, against) in VERDICTS.items():
+            console.print(f"{question}, per seed:", highlight=False)
+            for line in verdict(step_results, early, name, against):
+                console.print(line, highlight=False)
     console.print(f"task {args.task!r}: {runs} runs of {args.steps} updates ({GROUPS} groups of {GROUP}) in "
                   f"{time.perf_counter() - started:.1f} s ({time.process_time() - cpu:.1f} s of CPU)")
     if args.plot and shapes:

@@ -78,6 +78,6 @@ def test_the_benchmark_prints_both_shapes_with_intervals():
                           text=True, check=False, timeout=300)
     assert done.returncode in (0, 1), done.stderr  # 1: a claim not met at this tiny size
     for text in ("equal: final policy", "long-final: final policy", "GiGPO", "RLOO", "length penalty",
-                 "index-final (default)", "±", "per-step rewards", "GiGPO's step term on per-step rewards",
+                 "index-final (default)", "±", "per-step rewards", "does GiGPO's step term help?",
                  "success @5", "return @5", "turns "):
         assert text in done.stdout
