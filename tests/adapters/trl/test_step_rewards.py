@@ -58,6 +58,9 @@ CASES = {
                           "estimator_options": {"episode_stats": "turns", "norm": "none"}},
                          lambda g, r, lengths, states, steps: gigpo_reference(
                              g, r, lengths, states, use_std=False, step_rewards=steps, episode_stats="turns")),
+    "gigpo-similar": ({"estimator": "gigpo", **FIELD, "anchor": {"by": "state", "similarity": 0.35}},
+                      lambda g, r, lengths, states, steps: gigpo_reference(g, r, lengths, states, step_rewards=steps,
+                                                                           similarity=0.35)),  # start~attic
     "grpo-sum": ({"estimator": "grpo", **FIELD, **SUM},
                  lambda g, r, lengths, states, steps: grpo_reference(g, r, lengths, 1e-4, step_rewards=steps,
                                                                      reward="sum")),

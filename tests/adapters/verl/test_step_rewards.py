@@ -128,6 +128,13 @@ CONFIGS = {
     "grpo-sum": (["+algorithm.planpo.estimator=grpo", "+algorithm.planpo.estimator_options.reward=sum"],
                  lambda lengths: grpo_reference(UIDS, [r[0] for r in STATE_ROLLOUTS], lengths, step_rewards=PER_TURN,
                                                 reward="sum")),
+    "rloo-sum": (["+algorithm.planpo.estimator=rloo", "+algorithm.planpo.estimator_options.reward=sum"],
+                 lambda lengths: rloo_reference(UIDS, [r[0] for r in STATE_ROLLOUTS], lengths, PER_TURN, "sum")),
+    "planpo-sum": (["+algorithm.planpo.estimator_options.reward=sum", "+algorithm.planpo.success.by=threshold",
+                    "+algorithm.planpo.success.threshold=10"],  # α(30) = 0.1 - 0.05 * 30 / 150 = 0.09
+                   lambda lengths: planpo_reference(UIDS, [r[0] for r in STATE_ROLLOUTS],
+                                                    [r[0] == 10 for r in STATE_ROLLOUTS], lengths, 0.09,
+                                                    step_rewards=PER_TURN, reward="sum")),
 }
 
 
