@@ -316,6 +316,10 @@ def with_run_steps(settings: Mapping[str, Any], run_steps: int, run_source: str)
     return {**settings, "total_steps": run_steps}
 
 
+STEP_REWARDS_FIELD = "turn_rewards"
+"""The documented name of a row's per-turn rewards (``step_rewards.field``): a trainer's rows that carry it under a
+config that reads none are refused, not ignored (``Shaper.refuse_unread_step_rewards``)."""
+
 STEP_REWARDS_SETTING = "estimator_options.reward=sum"
 """The setting that makes GRPO, RLOO and PlanPO read per-turn rewards (their sum with the outcome), as every
 message writes it (an adapter spells it its trainer's way by replacing this text)."""

@@ -34,7 +34,9 @@ def logged_turn_rewards(shaper: Shaper, experiences: Sequence[Any]) -> list[list
     batch order; None without ``step_rewards.field``. The keys are taken out of ``info`` (they are inputs, not
     metrics). A sample whose keys miss a turn, or log a reward past its last turn, is an error naming it."""
     field = shaper.step_reward_field
-    if field is None:
+    if field is None:  # per-turn rewards logged under the documented name, which nothing reads: refused
+        names = {str(key).partition("/")[0] for exp in experiences for key in exp.info if "/" in str(key)}
+        shaper.refuse_unread_step_rewards(names, "an experience's extra_logs (turn_rewards/<k>)")
         return None
     pattern = re.compile(rf"{re.escape(field)}/(\d+)")
     out: list[list[float]] = []

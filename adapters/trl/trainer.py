@@ -88,6 +88,10 @@ class PlanPOMixin:
         if field is not None:
             self._planshape_steps = local_lists(field, inputs, self.environments, f"step_rewards.field={field}",
                                                 "one reward", "")
+        else:  # per-turn rewards under the documented name, which nothing reads: refused, not ignored
+            names = {key for row in inputs if isinstance(row, dict) for key in row}
+            names |= {name for env in self.environments or [] for name in getattr(env, "__dict__", {})}
+            self.shaper.refuse_unread_step_rewards(names, "a completion (its rollout_func fields or environment)")
         return self._planshape_rewards
 
     def _generate_and_score_completions(self, inputs):

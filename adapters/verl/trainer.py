@@ -166,6 +166,9 @@ class PlanshapeSteps(_VerlTrainer):
             advantages.row_anchors.update(self.anchor_states(batch))
         if self.shaper.step_reward_field is not None and ours:
             advantages.row_step_rewards.update(self.step_rewards(batch))
+        elif ours:  # per-turn rewards under the documented name, which nothing reads: refused, not ignored
+            names = {key for fields in self._extra_fields(batch) if isinstance(fields, Mapping) for key in fields}
+            self.shaper.refuse_unread_step_rewards(names, "a row's extra_fields")
         try:
             batch = super()._compute_advantage(batch, metrics)
         finally:

@@ -20,7 +20,15 @@ from planshape.validators.travelplanner.store.sqlite import open_store
 from .. import plugins
 from ..budget import Failed, run_with_budget, score_all
 from ..components import COMPONENTS, ERROR, failure_categories
-from ..config import ConfigError, ShapingConfig, StepRewardsIgnored, as_mapping, step_rewards_ignored, takes_alpha
+from ..config import (
+    STEP_REWARDS_FIELD,
+    ConfigError,
+    ShapingConfig,
+    StepRewardsIgnored,
+    as_mapping,
+    step_rewards_ignored,
+    takes_alpha,
+)
 from ..observe.monitor import NOT_CHECKED
 from ..observe.verdict_log import verdict_code
 from ..reward import RewardResult, Scorer
@@ -229,6 +237,16 @@ class Shaper(Reweighing, SuccessRule, MetricNames, AgentSide, Description, Proce
     split_queries = staticmethod(queries.split_queries)
     steps_completed = staticmethod(steps.steps_completed)
     trainer_step = staticmethod(steps.trainer_step)
+
+    def refuse_unread_step_rewards(self, names: Any, where: str) -> None:
+        """Rows that carry per-turn rewards under the documented name (``turn_rewards``) while the config reads none
+        (no ``step_rewards.field``): refused with the line to add, never ignored. ``names``: the fields the rows
+        carry; ``where``: what carries them, for the message."""
+        if self.step_reward_field is None and STEP_REWARDS_FIELD in set(names):
+            raise ConfigError(f"{where} carries per-turn rewards ({STEP_REWARDS_FIELD!r}) that this planshape config "
+                              f"does not read: set step_rewards: {{field: {STEP_REWARDS_FIELD}}} (with an estimator "
+                              "that reads them: gigpo, or grpo, rloo or planpo with estimator_options.reward=sum), or "
+                              "give the field another name if it is not a reward")
 
     @property
     def step_reward_field(self) -> str | None:

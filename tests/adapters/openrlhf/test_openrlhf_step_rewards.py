@@ -152,6 +152,15 @@ def test_an_agent_that_logs_too_few_turns_is_named(job, tokenizer, tmp_path):
         trainer.train_step(samples, 100)
 
 
+def test_logged_per_turn_rewards_the_config_does_not_read_are_refused(job, tokenizer, tmp_path):
+    job.write_text(json.dumps({"estimator": "gigpo", "anchor": {"by": "tool_calls"}, "total_steps": 500}))
+    _, samples = _samples(tokenizer)
+    trainer = make_trainer(trainer_args(tmp_path), tokenizer)
+    with pytest.raises(ConfigError, match=r"extra_logs \(turn_rewards/<k>\) carries per-turn rewards .* "
+                                          r"step_rewards: \{field: turn_rewards\}"):
+        trainer.train_step(samples, 100)
+
+
 @pytest.mark.parametrize(("settings", "message"), [
     ({"estimator": "grpo", **FIELD}, "set estimator_options.reward=sum"),
     ({"database": "sample", "estimator": "grpo", **SUM, **FIELD}, "planshape's TravelPlanner agent rewards the final"),

@@ -119,3 +119,15 @@ def test_a_completion_without_its_per_turn_rewards_is_named(any_tokenizer, tmp_p
                        tools=None, rollout_func=without, data=data)
     with pytest.raises(ValueError, match="step_rewards.field=turn_rewards: completion 0 has no list 'turn_rewards'"):
         trainer.train()
+
+
+def test_per_turn_rewards_the_config_does_not_read_are_refused(any_tokenizer, tmp_path):
+    """A rollout_func returns turn_rewards, but the config names no step_rewards.field: refused, not ignored."""
+    from datasets import Dataset
+
+    data = Dataset.from_list([{"prompt": p} for p in ["Open the red door.", "Open the blue door."]])
+    trainer = _trainer(any_tokenizer, tmp_path, {"estimator": "gigpo"}, cls_of=lambda base: base, tools=None,
+                       rollout_func=stepped_rollout, data=data)
+    with pytest.raises(ConfigError, match=r"carries per-turn rewards \('turn_rewards'\) .* step_rewards: "
+                                          r"\{field: turn_rewards\}"):
+        trainer.train()

@@ -210,3 +210,12 @@ def _runs(mask):
     from ...paper_reference import runs
 
     return runs(mask)
+
+
+def test_per_turn_rewards_the_config_does_not_read_are_refused(transfer_queue, tokenizer, prompt, step):
+    """Rows carry extra_fields["turn_rewards"], but the config names no step_rewards.field: refused, not ignored."""
+    trainer = _trainer(["trainer.v1.trainer_mode=planshape", *ESTIMATOR_ONLY, *CONFIGS["gigpo"][0]])
+    trainer.tokenizer = tokenizer
+    rows, _ = _trajectory_rows(load_reward_manager(trainer.config, tokenizer), tokenizer, prompt)
+    with pytest.raises(ConfigError, match=r"extra_fields carries per-turn rewards \('turn_rewards'\)"):
+        _run(transfer_queue, trainer, rows)
