@@ -85,12 +85,13 @@ class PlanPOMixin:
         if self.shaper.uses_anchors and self.shaper.config.anchor_key == "state":  # rollout_func fields merged by now
             self._planshape_states = local_states(self.shaper.config.anchor.field, inputs, self.environments)
         field = self.shaper.step_reward_field
+        environments = getattr(self, "environments", None)  # a release without environment_factory has none
         if field is not None:
-            self._planshape_steps = local_lists(field, inputs, self.environments, f"step_rewards.field={field}",
+            self._planshape_steps = local_lists(field, inputs, environments, f"step_rewards.field={field}",
                                                 "one reward", "")
         else:  # per-turn rewards under the documented name, which nothing reads: refused, not ignored
             names = {key for row in inputs if isinstance(row, dict) for key in row}
-            names |= {name for env in self.environments or [] for name in getattr(env, "__dict__", {})}
+            names |= {name for env in environments or [] for name in getattr(env, "__dict__", {})}
             self.shaper.refuse_unread_step_rewards(names, "a completion (its rollout_func fields or environment)")
         return self._planshape_rewards
 
