@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import functools
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from . import advantages as planpo
@@ -37,34 +37,15 @@ def sessions(batch_keys: Sequence[str]) -> tuple[list[str], list[int]]:
     return ids, order
 
 
-def row_flags(batch_keys: Sequence[str]) -> list[bool] | None:
-    """The flags the planshape trainer fetched for these rows (None when it fetched none: not ``by=flag``)."""
-    if not planpo.row_success:
+def fetched(store: Mapping[str, Any], batch_keys: Sequence[str], what: str) -> list[Any] | None:
+    """What the planshape trainer fetched for these rows into ``store`` (``advantages.row_success``,
+    ``row_anchors``, ``row_step_rewards``), in batch order; None when it fetched none (the setting is off)."""
+    if not store:
         return None
-    missing = [str(k) for k in batch_keys if str(k) not in planpo.row_success]
+    missing = [str(k) for k in batch_keys if str(k) not in store]
     if missing:
-        raise ValueError(f"no success flag was fetched for batch key {missing[0]!r} ({len(missing)} rows)")
-    return [planpo.row_success[str(k)] for k in batch_keys]
-
-
-def row_anchor_lists(batch_keys: Sequence[str]) -> list[list[Any]] | None:
-    """The anchor states the planshape trainer fetched for these rows (None when it fetched none: no GiGPO)."""
-    if not planpo.row_anchors:
-        return None
-    missing = [str(k) for k in batch_keys if str(k) not in planpo.row_anchors]
-    if missing:
-        raise ValueError(f"no anchor states were fetched for batch key {missing[0]!r} ({len(missing)} rows)")
-    return [planpo.row_anchors[str(k)] for k in batch_keys]
-
-
-def row_step_reward_lists(batch_keys: Sequence[str]) -> list[list[float]] | None:
-    """The per-turn rewards the planshape trainer fetched for these rows (None when it fetched none)."""
-    if not planpo.row_step_rewards:
-        return None
-    missing = [str(k) for k in batch_keys if str(k) not in planpo.row_step_rewards]
-    if missing:
-        raise ValueError(f"no per-turn rewards were fetched for batch key {missing[0]!r} ({len(missing)} rows)")
-    return [planpo.row_step_rewards[str(k)] for k in batch_keys]
+        raise ValueError(f"no {what} were fetched for batch key {missing[0]!r} ({len(missing)} rows)")
+    return [store[str(k)] for k in batch_keys]
 
 
 def wrap(original: Callable[..., Any]) -> Callable[..., Any]:
@@ -76,8 +57,10 @@ def wrap(original: Callable[..., Any]) -> Callable[..., Any]:
         trajectory, order = sessions(batch_keys)
         advantages, returns = compute_planpo_advantage(
             data.batch["token_level_rewards"], data.batch["response_mask"], index=data.non_tensor_batch["uid"],
-            config=config, trajectory=trajectory, turn_order=order, success=row_flags(batch_keys),
-            anchors=row_anchor_lists(batch_keys), step_rewards=row_step_reward_lists(batch_keys))
+            config=config, trajectory=trajectory, turn_order=order,
+            success=fetched(planpo.row_success, batch_keys, "success flags"),
+            anchors=fetched(planpo.row_anchors, batch_keys, "anchor states"),
+            step_rewards=fetched(planpo.row_step_rewards, batch_keys, "per-turn rewards"))
         data.batch["advantages"] = advantages
         data.batch["returns"] = returns
         return data

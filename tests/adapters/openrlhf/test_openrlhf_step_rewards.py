@@ -6,35 +6,20 @@ equations (``tests/paper_reference.py``) over the outcome and the per-turn rewar
 
 from __future__ import annotations
 
-import asyncio
-import importlib.util
 import json
-from pathlib import Path
 
 import pytest
-import ray
 import torch
-from openrlhf.trainer.ppo_utils.samples_generator import SamplesGenerator
-from openrlhf.utils.agent import AgentInstanceBase, MultiTurnAgentExecutor
-from openrlhf_harness import ScriptedEngine, sampling_params
-from planshape.adapters.openrlhf import CONFIG_ENV, SETUP_HOOK
-from planshape.adapters.openrlhf.advantages import patch_openrlhf
-from planshape.adapters.openrlhf.config import RAY_SETUP_HOOK_ENV
+from openrlhf.utils.agent import AgentInstanceBase
 from planshape.adapters.openrlhf.turn_rewards import turn_reward_logs
 from planshape.shaping.facade import ConfigError
 from test_openrlhf_advantages import N, make_trainer, trainer_args
+from test_openrlhf_any_task import _samples as room_samples
+from test_openrlhf_any_task import room_job
+from test_openrlhf_estimators import _reference
 
+__all__ = ["room_job"]  # a fixture of test_openrlhf_any_task.py, used here
 
-def _reference_module():
-    """tests/paper_reference.py, by path: this folder is deliberately not a package (conftest.py says why)."""
-    path = Path(__file__).resolve().parents[2] / "paper_reference.py"
-    spec = importlib.util.spec_from_file_location("planshape_paper_reference", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-_reference = _reference_module()
 PROMPT = "You are in a room with a door. Open it.\n"
 MAX_TURNS = 6
 MOVE = -0.1
@@ -87,25 +72,13 @@ CASES = {
 
 
 @pytest.fixture
-def job(tmp_path, monkeypatch):
-    config = tmp_path / "planshape.json"
-    monkeypatch.setenv(CONFIG_ENV, str(config))
-    monkeypatch.setenv(RAY_SETUP_HOOK_ENV, SETUP_HOOK)
-    monkeypatch.setattr(ray, "get", lambda refs: refs)
-    patch_openrlhf()
-    return config
+def job(room_job):
+    """A hooked job of the run's own agent (test_openrlhf_any_task.py's): each test writes its config."""
+    return room_job
 
 
 def _samples(tokenizer):
-    executor = MultiTurnAgentExecutor(SteppedRoom)
-
-    async def run():
-        return await asyncio.gather(*(executor.execute(PROMPT, "room", sampling_params(), 10_000, tokenizer,
-                                                       ScriptedEngine(tokenizer, turns)) for turns in SCRIPTS))
-
-    responses = asyncio.run(run())
-    return responses, [SamplesGenerator._process_response_into_experience(None, r, max_len=10_000)
-                       for r in responses]
+    return room_samples(tokenizer, SteppedRoom, SCRIPTS)
 
 
 @pytest.mark.parametrize("name", list(CASES))

@@ -23,7 +23,7 @@ from ...paper_reference import (
     runs,
     token_reference,
 )
-from .test_estimators import ANSWERS, ROOMS, G, _batches, _trainer, any_tokenizer
+from .test_estimators import ROOMS, G, _batches, _trainer, any_tokenizer, room_rollout
 from .test_trainer import loss_rows_match
 
 __all__ = ["any_tokenizer"]  # a fixture of test_estimators.py, used here
@@ -32,21 +32,11 @@ STEPS = [(-0.1, 0.0), (0.5, 0.0), (-0.1, -0.5), (0.0, 0.25)]  # per position in 
 
 
 def stepped_rollout(prompts, trainer):
-    """Move, observe the room, answer; the room's state ids and each turn's reward besides the outcome beside it."""
-    tok = trainer.processing_class
-    prompt_ids, completion_ids, env_mask, anchors, turn_rewards = [], [], [], [], []
-    for i, prompt in enumerate(prompts):
-        room, answer = ROOMS[i % G], ANSWERS[i % G]
-        move = tok.encode(f"go to {room}", add_special_tokens=False) + [tok.eos_token_id]
-        seen = tok.encode(f"\nYou are in the {room}.\n", add_special_tokens=False)
-        last = tok.encode(answer, add_special_tokens=False) + [tok.eos_token_id]
-        prompt_ids.append(tok.encode(prompt, add_special_tokens=False))
-        completion_ids.append(move + seen + last)
-        env_mask.append([1] * len(move) + [0] * len(seen) + [1] * len(last))
-        anchors.append(["start", room])
-        turn_rewards.append(list(STEPS[i % G]))
-    return {"prompt_ids": prompt_ids, "completion_ids": completion_ids, "logprobs": None, "env_mask": env_mask,
-            "anchors": anchors, "turn_rewards": turn_rewards}
+    """``room_rollout`` (move, observe the room, answer; the room's state ids beside it) with each turn's reward
+    besides the outcome beside it too."""
+    out = room_rollout(prompts, trainer)
+    out["turn_rewards"] = [list(STEPS[i % G]) for i in range(len(prompts))]
+    return out
 
 
 FIELD = {"step_rewards": {"field": "turn_rewards"}}
