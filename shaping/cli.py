@@ -184,9 +184,9 @@ def _config_check(args: argparse.Namespace) -> int:
     console = Console()
     console.print(f"{args.file}: valid planshape config", soft_wrap=True)
     table = Table(show_header=False)
-    for key in ("database", "mode", "schedule", "estimator", "estimator_options", "alpha", "success",
-                "step_convention", "prompt_version"):
-        if key in info:  # an estimator-only config has no mode, schedule or prompt
+    for key in ("database", "mode", "schedule", "estimator", "estimator_options", "alpha", "success", "anchor",
+                "per_turn_rewards", "step_convention", "prompt_version"):
+        if key in info and not (key == "anchor" and info[key] is None):  # estimator-only: no mode, schedule, prompt
             table.add_row(key, str(info[key]))
     for stage in info.get("stages", []):
         until = "end" if stage["until_step"] is None else str(stage["until_step"])

@@ -67,7 +67,8 @@ def planshape_schedules() -> Mapping[str, Schedule]:
 @hookspec
 def planshape_advantage_estimators() -> Mapping[str, Estimator]:
     """Named advantage estimators: ``fn(rollouts: Rollouts, **options) -> Advantages``; ``fn.uses_success =
-    False`` when it ignores success flags, ``fn.uses_anchors = True`` when it reads ``Rollouts.anchor``."""
+    False`` when it ignores success flags, ``fn.uses_anchors = True`` when it reads ``Rollouts.anchor``,
+    ``fn.uses_step_rewards`` (True, or a function of its options) when it reads ``Rollouts.step_reward``."""
 
 
 @hookspec

@@ -9,7 +9,9 @@ them; groups come from ``index`` (rows arrive reordered by ``_balance_batch``, s
 success is recovered from the score at this step (``Shaper.success_from_rewards``), or, with ``success.by=flag``,
 is the per-row flag the ``planshape`` V1 trainer fetched from the reward's extra info (``row_success``: VERL
 hands an estimator no such field, so only that trainer can supply it), as are GiGPO's anchor states
-(``row_anchors``); and the step comes from
+(``row_anchors``) and the per-turn rewards an agent loop keeps beside the outcome (``row_step_rewards``, with
+``step_rewards.field``); in V1's multi-output sessions the non-final outputs' own scores are per-turn rewards too
+(``step_rewards.rows``); and the step comes from
 VERL's ``SkipManager.step``, which both trainers set to ``global_steps`` in the driver process before the
 advantage step (minus 1 for planshape's "completed steps" convention). Where it is unset (a direct call
 outside a trainer), the estimator counts its own calls in this process and says so once in the log.
@@ -26,9 +28,9 @@ check_version()  # one line naming the range outside it, before VERL's own impor
 
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
-from planshape.shaping.facade import ConfigError, Shaper  # noqa: E402
+from planshape.shaping.facade import ConfigError, Shaper, StepRewardsIgnored  # noqa: E402
 
-from .config import algorithm_block, run_shaper  # noqa: E402
+from .config import algorithm_block, run_shaper, verl_setting  # noqa: E402
 from .settings_refused import algorithm_refusals, refuse  # noqa: E402
 
 NAME = "planpo"
@@ -43,6 +45,8 @@ last_stats: dict[str, float] = {}
 row_success: dict[str, bool] = {}
 # Likewise each row's anchor states (GiGPO), one per assistant turn of the row, by TransferQueue key.
 row_anchors: dict[str, list[Any]] = {}
+# Likewise each row's per-turn rewards besides the outcome (``step_rewards.field``), by TransferQueue key.
+row_step_rewards: dict[str, list[float]] = {}
 
 
 def flag_refusal(flag: str | None) -> str:
@@ -60,6 +64,14 @@ def anchor_refusal(shaper: Shaper) -> str:
              "the tool calls of each row's responses (anchor.by=tool_calls)")
     return (f"estimator {shaper.config.estimator!r} groups turns by anchor state, which VERL 0.9 hands no estimator: "
             f"set trainer.use_v1=true trainer.v1.trainer_mode=planshape, whose advantage step reads them from {where}")
+
+
+def step_reward_refusal(shaper: Shaper) -> str:
+    """Why per-turn rewards from ``step_rewards.field`` need the planshape trainer (the one message)."""
+    return (f"step_rewards.field={shaper.step_reward_field!r}: per-turn rewards kept in each row's extra_fields reach "
+            "no estimator in VERL 0.9 (it passes the token rewards, the mask and the uids): set trainer.use_v1=true "
+            "trainer.v1.trainer_mode=planshape, whose advantage step reads them, or put each turn's reward on an "
+            "output of its own (a multi-output agent loop: the non-final outputs' scores are read as per-turn rewards)")
 
 
 def trainer_step() -> int | None:
@@ -90,12 +102,13 @@ def _step() -> int:
 def compute_planpo_advantage(token_level_rewards: torch.Tensor, response_mask: torch.Tensor,
                              index: np.ndarray | None = None, config: Any = None,
                              reward_baselines: torch.Tensor | None = None, trajectory: Any = None,
-                             turn_order: Any = None, success: Any = None, anchors: Any = None
-                             ) -> tuple[torch.Tensor, torch.Tensor]:
+                             turn_order: Any = None, success: Any = None, anchors: Any = None,
+                             step_rewards: Any = None) -> tuple[torch.Tensor, torch.Tensor]:
     """VERL's estimator contract: the keyword arguments ``compute_advantage`` passes (0.7.1 to 0.9.x); returns
     (advantages, returns), both (B, L), zero outside the response mask. ``trajectory`` / ``turn_order``: the
     row-per-turn layout of V1's multi-output sessions; ``success``: per-row flags; ``anchors``: per row, the
-    anchor state of each of its turns (all from ``multi_output.py``)."""
+    anchor state of each of its turns; ``step_rewards``: per row, each of its turns' reward besides the outcome
+    (all from ``multi_output.py``)."""
     if index is None:
         raise ValueError("planpo needs the prompt-group ids (VERL passes them as 'index' from the batch's 'uid')")
     shaper = run_shaper(algorithm_block(config))
@@ -104,9 +117,15 @@ def compute_planpo_advantage(token_level_rewards: torch.Tensor, response_mask: t
         raise ConfigError(flag_refusal(shaper.success_flag))
     if shaper.uses_anchors and anchors is None:
         raise ConfigError(anchor_refusal(shaper))
+    if shaper.step_reward_field is not None and step_rewards is None:
+        raise ConfigError(step_reward_refusal(shaper))
     scores = token_level_rewards.sum(dim=-1).detach().float().cpu().numpy()
-    result = shaper.advantages(scores, response_mask, np.asarray(index, dtype=object), _step(), success=success,
-                               trajectory=trajectory, turn_order=turn_order, anchors=anchors)
+    try:
+        result = shaper.advantages(scores, response_mask, np.asarray(index, dtype=object), _step(), success=success,
+                                   trajectory=trajectory, turn_order=turn_order, anchors=anchors,
+                                   step_rewards=step_rewards)
+    except StepRewardsIgnored as exc:
+        raise StepRewardsIgnored(verl_setting(str(exc))) from None
     last_stats.clear()
     last_stats.update(result.stats)
     tokens = result.tokens.to(device=token_level_rewards.device, dtype=token_level_rewards.dtype)

@@ -20,6 +20,7 @@ from typing import Any
 
 from planshape.shaping.facade import Report, check_shaper
 
+from .config import verl_setting
 from .support import ENTRY_POINT as PLUGINS
 from .support import PLUGIN_MODULE, SUPPORT, TRAINER
 from .version import check_version
@@ -270,7 +271,7 @@ def _v1(cfg: Any) -> bool:
 
 def _trainer(cfg: Any, report: Report, config: Any) -> None:
     """planshape's metrics reach VERL's training log only through a planshape V1 trainer (0.9)."""
-    from .advantages import anchor_refusal, flag_refusal
+    from .advantages import anchor_refusal, flag_refusal, step_reward_refusal
     from .config import run_shaper, trainer_block
 
     if not SUPPORT.has(TRAINER):
@@ -278,6 +279,8 @@ def _trainer(cfg: Any, report: Report, config: Any) -> None:
             report.errors.append(f"success.by=flag: {SUPPORT.gate(TRAINER)}")
         elif config is not None and run_shaper(trainer_block(cfg)).uses_anchors:
             report.errors.append(f"GiGPO's anchor states: {SUPPORT.gate(TRAINER)}")
+        elif config is not None and config.step_rewards.field is not None:
+            report.errors.append(f"step_rewards.field: {SUPPORT.gate(TRAINER)}")
         elif config is not None:
             report.warnings.append(f"VERL {SUPPORT.installed()} logs none of planshape's metrics while training "
                                    f"(validation only): {SUPPORT.gate(TRAINER)}")
@@ -290,6 +293,8 @@ def _trainer(cfg: Any, report: Report, config: Any) -> None:
         report.errors.append(flag_refusal(config.success_flag))
     if config is not None and not selected and run_shaper(trainer_block(cfg)).uses_anchors:
         report.errors.append(anchor_refusal(run_shaper(trainer_block(cfg))))
+    if config is not None and not selected and config.step_rewards.field is not None:
+        report.errors.append(step_reward_refusal(run_shaper(trainer_block(cfg))))
     if selected:
         groups = configured_shaper(cfg).config.metrics  # a ConfigError is reported as the block's
         report.lines.append(f"trainer: {mode} (VERL's {MODES[mode]} trainer; logs the planshape metric groups "
@@ -347,7 +352,7 @@ def check_launch(overrides: list[str]) -> Report:
         _trainer(cfg, report, estimator_config)
     except ConfigError as exc:
         lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
-        report.errors.append("planshape settings: " + " ".join(lines[:1]) + " " + "; ".join(lines[1:]))
+        report.errors.append(verl_setting("planshape settings: " + " ".join(lines[:1]) + " " + "; ".join(lines[1:])))
     _data(cfg, shaper, report)
     return report
 

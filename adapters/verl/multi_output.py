@@ -5,16 +5,17 @@ V1's ``compute_advantage_for_multi_trajectories`` hands every non-GRPO estimator
 without those keys, so a registered estimator would see each output as a whole trajectory (a 10-output session
 weighing 10 times in its group's baseline). This wrapper, installed by ``register.py`` where the V1 trainer
 looks the function up, gives the ``planpo`` estimator the sessions as trajectory ids and the output index as
-the turn order (the facade's row-per-turn layout), and the rows' success flags and anchor states where the
-planshape trainer fetched them (``advantages.row_success``, ``advantages.row_anchors``, by key); every other
-estimator goes to VERL's function unchanged.
+the turn order (the facade's row-per-turn layout: the non-final outputs' scores are per-turn rewards, by
+``step_rewards.rows``), and the rows' success flags, anchor states and per-turn rewards where the planshape trainer
+fetched them (``advantages.row_success``, ``row_anchors``, ``row_step_rewards``, by key); every other estimator goes
+to VERL's function unchanged.
 """
 
 from __future__ import annotations
 
 import functools
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from . import advantages as planpo
@@ -36,24 +37,15 @@ def sessions(batch_keys: Sequence[str]) -> tuple[list[str], list[int]]:
     return ids, order
 
 
-def row_flags(batch_keys: Sequence[str]) -> list[bool] | None:
-    """The flags the planshape trainer fetched for these rows (None when it fetched none: not ``by=flag``)."""
-    if not planpo.row_success:
+def fetched(store: Mapping[str, Any], batch_keys: Sequence[str], what: str) -> list[Any] | None:
+    """What the planshape trainer fetched for these rows into ``store`` (``advantages.row_success``,
+    ``row_anchors``, ``row_step_rewards``), in batch order; None when it fetched none (the setting is off)."""
+    if not store:
         return None
-    missing = [str(k) for k in batch_keys if str(k) not in planpo.row_success]
+    missing = [str(k) for k in batch_keys if str(k) not in store]
     if missing:
-        raise ValueError(f"no success flag was fetched for batch key {missing[0]!r} ({len(missing)} rows)")
-    return [planpo.row_success[str(k)] for k in batch_keys]
-
-
-def row_anchor_lists(batch_keys: Sequence[str]) -> list[list[Any]] | None:
-    """The anchor states the planshape trainer fetched for these rows (None when it fetched none: no GiGPO)."""
-    if not planpo.row_anchors:
-        return None
-    missing = [str(k) for k in batch_keys if str(k) not in planpo.row_anchors]
-    if missing:
-        raise ValueError(f"no anchor states were fetched for batch key {missing[0]!r} ({len(missing)} rows)")
-    return [planpo.row_anchors[str(k)] for k in batch_keys]
+        raise ValueError(f"no {what} were fetched for batch key {missing[0]!r} ({len(missing)} rows)")
+    return [store[str(k)] for k in batch_keys]
 
 
 def wrap(original: Callable[..., Any]) -> Callable[..., Any]:
@@ -65,8 +57,10 @@ def wrap(original: Callable[..., Any]) -> Callable[..., Any]:
         trajectory, order = sessions(batch_keys)
         advantages, returns = compute_planpo_advantage(
             data.batch["token_level_rewards"], data.batch["response_mask"], index=data.non_tensor_batch["uid"],
-            config=config, trajectory=trajectory, turn_order=order, success=row_flags(batch_keys),
-            anchors=row_anchor_lists(batch_keys))
+            config=config, trajectory=trajectory, turn_order=order,
+            success=fetched(planpo.row_success, batch_keys, "success flags"),
+            anchors=fetched(planpo.row_anchors, batch_keys, "anchor states"),
+            step_rewards=fetched(planpo.row_step_rewards, batch_keys, "per-turn rewards"))
         data.batch["advantages"] = advantages
         data.batch["returns"] = returns
         return data

@@ -38,7 +38,9 @@ Two things only a trainer knows, so only these trainers give them to planshape:
   step was scored under that step's stage, so its score must not be read against this step's maximum). They
   are fetched before VERL's advantage step and handed, by TransferQueue key, to the ``planpo`` estimator
   (``advantages.row_success``, read by ``multi_output.py`` in both layouts).
-* for GiGPO, each row's anchor states, likewise (``advantages.row_anchors``, ``anchor_states``).
+* for GiGPO, each row's anchor states, likewise (``advantages.row_anchors``, ``anchor_states``);
+* with ``step_rewards.field``, each row's per-turn rewards besides the outcome, the list the agent loop keeps in the
+  row's ``extra_fields`` (``advantages.row_step_rewards``, ``step_rewards``).
 """
 
 from __future__ import annotations
@@ -155,17 +157,24 @@ class PlanshapeSteps(_VerlTrainer):
         advantages.last_stats.clear()  # what is there after the call is this call's
         advantages.row_success.clear()
         advantages.row_anchors.clear()
+        advantages.row_step_rewards.clear()
         ours = self.config.algorithm.adv_estimator == advantages.NAME
         flag = self.success_field()
         if flag is not None and ours:
             advantages.row_success.update(self.success_flags(batch, flag))
         if self.shaper.uses_anchors and ours:
             advantages.row_anchors.update(self.anchor_states(batch))
+        if self.shaper.step_reward_field is not None and ours:
+            advantages.row_step_rewards.update(self.step_rewards(batch))
+        elif ours:  # per-turn rewards under the documented name, which nothing reads: refused, not ignored
+            names = {key for fields in self._extra_fields(batch) if isinstance(fields, Mapping) for key in fields}
+            self.shaper.refuse_unread_step_rewards(names, "a row's extra_fields")
         try:
             batch = super()._compute_advantage(batch, metrics)
         finally:
             advantages.row_success.clear()
             advantages.row_anchors.clear()
+            advantages.row_step_rewards.clear()
         metrics.update(advantage_metrics(self.shaper, advantages.last_stats))
         return batch
 
@@ -175,21 +184,8 @@ class PlanshapeSteps(_VerlTrainer):
         before each turn of its session, read from the responses (a session's outputs in their order). VERL's
         padding rows have no turn, so no state."""
         keys = [str(k) for k in batch.keys]
-        padding = [bool(tag.get("is_padding", False)) for tag in batch.tags]
         if self.shaper.config.anchor_key == "state":
-            field = self.shaper.config.anchor.field
-            out: dict[str, list[Any]] = {}
-            for key, pad, fields in zip(keys, padding, self._extra_fields(batch), strict=True):
-                value = fields.get(field) if isinstance(fields, Mapping) else None
-                if pad:
-                    out[key] = []
-                elif value is None or isinstance(value, (str, bytes)) or not hasattr(value, "__len__"):
-                    raise ValueError(f"anchor.by=state: row {key!r} has no list {field!r} in its extra_fields; the "
-                                     f"agent loop stores one state id per assistant turn of the row there "
-                                     f"(agent_data.extra_fields[{field!r}])")
-                else:
-                    out[key] = list(value.tolist() if hasattr(value, "tolist") else value)
-            return out
+            return self.row_lists(batch, self.shaper.config.anchor.field, "anchor.by=state", "one state id")
         data = tq.kv_batch_get(keys=list(batch.keys), partition_id=batch.partition_id,
                                select_fields=["responses", "response_mask"]).to_padded_tensor()
         texts = Shaper.turn_texts(data["response_mask"], data["responses"], self.tokenizer.decode)
@@ -202,6 +198,30 @@ class PlanshapeSteps(_VerlTrainer):
             states = iter(Shaper.tool_call_anchors([text for _, row in rows for text in texts[row]]))
             for _, row in rows:
                 out[keys[row]] = [next(states) for _ in texts[row]]
+        return out
+
+    def step_rewards(self, batch: Any) -> dict[str, list[Any]]:
+        """Each row's per-turn rewards besides the outcome (``step_rewards.field``): the list in its
+        ``extra_fields``, one reward per assistant turn of the row, by key."""
+        field = self.shaper.step_reward_field
+        assert field is not None
+        return self.row_lists(batch, field, f"step_rewards.field={field}", "one reward")
+
+    def row_lists(self, batch: Any, field: str, setting: str, each: str) -> dict[str, list[Any]]:
+        """The list ``field`` of each row's ``extra_fields`` (the agent loop's), by key; VERL's padding rows have no
+        turn, so an empty list. A real row without it is an error naming the row and where to put it."""
+        out: dict[str, list[Any]] = {}
+        tags = batch.tags
+        for key, tag, fields in zip((str(k) for k in batch.keys), tags, self._extra_fields(batch), strict=True):
+            value = fields.get(field) if isinstance(fields, Mapping) else None
+            if tag.get("is_padding", False):
+                out[key] = []
+            elif value is None or isinstance(value, (str, bytes)) or not hasattr(value, "__len__"):
+                raise ValueError(f"{setting}: row {key!r} has no list {field!r} in its extra_fields; the agent loop "
+                                 f"stores {each} per assistant turn of the row there "
+                                 f"(agent_data.extra_fields[{field!r}])")
+            else:
+                out[key] = list(value.tolist() if hasattr(value, "tolist") else value)
         return out
 
     def _extra_fields(self, batch: Any) -> list[Any]:

@@ -22,7 +22,7 @@ each adapter supports), ``environment`` (an episode as the environment standards
 """
 
 from ..components import NO_ANSWER, PASSED
-from ..config import ConfigError, ShapingConfig, as_mapping
+from ..config import STEP_REWARDS_SETTING, ConfigError, ShapingConfig, StepRewardsIgnored, as_mapping
 from ..hookspecs import hookimpl
 from ..observe.metric_names import PREFIX, metric_name
 from ..scores import SampleScore, TokenAdvantages
@@ -35,12 +35,12 @@ from .releases import Feature, FeatureUnavailable, Support, UnsupportedRelease
 from .shaper import Shaper
 
 __all__ = [
-    "MAX_TEXT_CALLS", "MAX_TURNS", "NO_ANSWER", "PASSED", "PREFIX", "SPLITS", "ConfigError", "Episode", "Feature",
-    "FeatureUnavailable", "Report", "RewardClient", "SampleScore", "ServerError", "Shaper", "ShapingConfig",
-    "Support", "TextCall", "TokenAdvantages", "UnsupportedRelease", "add_check_arguments", "add_data_arguments",
-    "add_split_arguments", "as_mapping", "check_database", "check_shaper", "data_shaper", "episode_records",
-    "hookimpl", "metric_name", "parse_tool_calls", "print_written", "read_all_queries", "response_text",
-    "shared_shaper", "tool_function", "tool_responses",
+    "MAX_TEXT_CALLS", "MAX_TURNS", "NO_ANSWER", "PASSED", "PREFIX", "SPLITS", "STEP_REWARDS_SETTING", "ConfigError",
+    "Episode", "Feature", "FeatureUnavailable", "Report", "RewardClient", "SampleScore", "ServerError", "Shaper",
+    "ShapingConfig", "StepRewardsIgnored", "Support", "TextCall", "TokenAdvantages", "UnsupportedRelease",
+    "add_check_arguments", "add_data_arguments", "add_split_arguments", "as_mapping", "check_database", "check_shaper",
+    "data_shaper", "episode_records", "hookimpl", "metric_name", "parse_tool_calls", "print_written",
+    "read_all_queries", "response_text", "shared_shaper", "tool_function", "tool_responses",
 ]
 
 _REMOTE = ("RewardClient", "ServerError")

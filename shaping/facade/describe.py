@@ -42,8 +42,12 @@ class Description:
             "alpha": ({"init": decay.init, "final": decay.final, "steps": decay.steps}
                       if takes_alpha(self.estimator) else None),
             "success": self.config.success.model_dump(exclude_none=True),
-            "anchor": ({"by": self.config.anchor_key, "field": self.config.anchor.field}
+            "anchor": ({"by": self.config.anchor_key, "field": self.config.anchor.field,
+                        **({"similarity": self.config.anchor.similarity} if self.config.anchor.similarity else {})}
                        if getattr(self.estimator, "uses_anchors", False) else None),
+            "per_turn_rewards": ({"read": True, **self.config.step_rewards.model_dump(exclude_none=True)}
+                                 if self.config.reads_step_rewards else
+                                 "refused (the estimator reads the outcome only)"),
             "step_convention": "optimizer steps completed, from 0",
         }
         if self.config.estimator_only:

@@ -21,7 +21,15 @@ from planshape.validators.travelplanner.store.sqlite import open_store
 from .. import plugins
 from ..budget import Failed, run_with_budget, score_all
 from ..components import COMPONENTS, ERROR, failure_categories
-from ..config import ConfigError, ShapingConfig, as_mapping, takes_alpha
+from ..config import (
+    STEP_REWARDS_FIELD,
+    ConfigError,
+    ShapingConfig,
+    StepRewardsIgnored,
+    as_mapping,
+    step_rewards_ignored,
+    takes_alpha,
+)
 from ..observe.monitor import NOT_CHECKED
 from ..observe.verdict_log import verdict_code
 from ..reward import RewardResult, Scorer
@@ -168,13 +176,29 @@ class Shaper(Reweighing, SuccessRule, MetricNames, AgentSide, Description, Proce
 
     def estimate(self, rollouts: Rollouts, step: int) -> Advantages:
         """The configured estimator on per-turn rollouts at ``step`` (``planshape score``'s path)."""
+        self.check_step_rewards(rollouts)
         return self.estimator(rollouts, **self.estimator_options(as_step(step)))
+
+    def check_step_rewards(self, rollouts: Rollouts) -> None:
+        """Per-turn rewards reach the estimator only where it uses them: a batch that carries some under an
+        estimator that would ignore them is refused (``StepRewardsIgnored``, naming the setting), never dropped."""
+        if not rollouts.has_step_rewards or self.config.reads_step_rewards:
+            return
+        assert rollouts.step_reward is not None
+        k = int(np.flatnonzero(rollouts.step_reward)[0])
+        i = int(rollouts.owner[k])
+        turn = k - int(np.sum(rollouts.turns[:i]))
+        raise StepRewardsIgnored(
+            f"this batch carries per-turn rewards besides the outcome (trajectory {i}, turn {turn}: "
+            f"{rollouts.step_reward[k]:g}; from the non-final rows' scores of a row-per-turn batch, or from "
+            f"step_rewards.field): {step_rewards_ignored(self.config.estimator, self.estimator)}")
 
     def advantages(self, scores: Any, mask: torch.Tensor, index: Sequence[Any] | np.ndarray, step: int,
                    success: Sequence[bool] | np.ndarray | None = None,
                    trajectory: Sequence[Any] | np.ndarray | None = None,
                    turn_order: Sequence[int] | np.ndarray | None = None,
-                   anchors: Sequence[Sequence[Any]] | None = None) -> TokenAdvantages:
+                   anchors: Sequence[Sequence[Any]] | None = None,
+                   step_rewards: Sequence[Sequence[float]] | None = None) -> TokenAdvantages:
         """Per-token advantages of a batch: ``scores`` (B,), ``mask`` (B, L) assistant tokens, ``index`` (B,)
         group ids (any hashable; groups need not be contiguous), ``success`` (B,) or read from the scores.
 
@@ -182,7 +206,10 @@ class Shaper(Reweighing, SuccessRule, MetricNames, AgentSide, Description, Proce
         the trajectory's turns are its rows' turns in ``turn_order``, default batch order; its outcome is its
         final row's). Without it, each row is one whole trajectory. Statistics count each trajectory once.
         ``anchors`` (B,): per row, the anchor state id of each of its assistant turns (GiGPO's step groups;
-        ``uses_anchors``, ``tool_call_anchors``)."""
+        ``uses_anchors``, ``tool_call_anchors``). ``step_rewards`` (B,): per row, each of its assistant turns' reward
+        besides the outcome (``config.step_rewards.field``); in the row-per-turn layout the non-final rows' scores
+        are per-turn rewards too (``config.step_rewards.rows``). Per-turn rewards the estimator would ignore are
+        refused (``check_step_rewards``)."""
         from ..advantages.inputs import success_flags
         from ..advantages.tokens import batch_advantages  # torch only when asked for
 
@@ -191,6 +218,8 @@ class Shaper(Reweighing, SuccessRule, MetricNames, AgentSide, Description, Proce
                             dtype=np.float64).reshape(-1)
         flags = self.success_from_rewards(reward, step) if success is None else success_flags(success, len(reward))
         batch = batch_advantages(reward, mask, index, flags, self.estimator, trajectory, turn_order, anchors=anchors,
+                                 step_rewards=step_rewards, row_rewards=self.config.step_rewards.rows,
+                                 anchor_similarity=self.config.anchor.similarity, check=self.check_step_rewards,
                                  **self.estimator_options(step))
         ro, result = batch.rollouts, batch.result
         log = self._verdict_log()
@@ -210,6 +239,22 @@ class Shaper(Reweighing, SuccessRule, MetricNames, AgentSide, Description, Proce
     split_queries = staticmethod(queries.split_queries)
     steps_completed = staticmethod(steps.steps_completed)
     trainer_step = staticmethod(steps.trainer_step)
+
+    def refuse_unread_step_rewards(self, names: Any, where: str) -> None:
+        """Rows that carry per-turn rewards under the documented name (``turn_rewards``) while the config reads none
+        (no ``step_rewards.field``): refused with the line to add, never ignored. ``names``: the fields the rows
+        carry; ``where``: what carries them, for the message."""
+        if self.step_reward_field is None and STEP_REWARDS_FIELD in set(names):
+            raise ConfigError(f"{where} carries per-turn rewards ({STEP_REWARDS_FIELD!r}) that this planshape config "
+                              f"does not read: set step_rewards: {{field: {STEP_REWARDS_FIELD}}} (with an estimator "
+                              "that reads them: gigpo, or grpo, rloo or planpo with estimator_options.reward=sum), or "
+                              "give the field another name if it is not a reward")
+
+    @property
+    def step_reward_field(self) -> str | None:
+        """Where a trainer that keeps one row per trajectory holds each row's per-turn rewards
+        (``config.step_rewards.field``), or None: the adapter then passes none."""
+        return self.config.step_rewards.field
 
     @property
     def uses_anchors(self) -> bool:
@@ -237,6 +282,14 @@ class Shaper(Reweighing, SuccessRule, MetricNames, AgentSide, Description, Proce
         for row, start, end in zip(spans.rows.tolist(), spans.starts.tolist(), spans.ends.tolist(), strict=True):
             texts[row].append(decode(ids[row][start:end]))
         return texts
+
+    @staticmethod
+    def turn_counts(mask: torch.Tensor) -> list[int]:
+        """The assistant turns of each row of a (B, L) assistant mask (its runs of 1s): how many per-turn values
+        (anchor states, per-turn rewards) a row holds."""
+        from ..advantages.turns import turn_spans
+
+        return turn_spans(mask).numpy()[0].tolist()
 
     @staticmethod
     def final_turns(mask: torch.Tensor) -> list[tuple[int, int] | None]:
