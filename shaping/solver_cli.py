@@ -1,0 +1,139 @@
+"""``planshape solve`` and ``planshape synth``: witness plans for queries, and new queries with their witnesses
+(the solver: ``planshape.validators.travelplanner.solver``, docs/solver.md). Both need the ``solver`` extra."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+from collections import Counter
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+from rich.table import Table
+
+SOLVER_MISSING = "the solver needs OR-Tools: pip install 'planshape[solver]'"
+
+
+def _require_solver() -> None:
+    try:
+        import ortools  # noqa: F401
+    except ImportError:
+        raise ValueError(SOLVER_MISSING) from None
+
+
+def progress_bar(what: str, total: int, enabled: bool, console: Console) -> Progress:
+    """A bar over ``total`` items, with a status line the caller updates (solved / infeasible so far)."""
+    return Progress(TextColumn(f"{what} [progress.description]{{task.description}}"), BarColumn(),
+                    MofNCompleteColumn(), TimeElapsedColumn(), TimeRemainingColumn(), console=console,
+                    transient=True, disable=not enabled)
+
+
+def _store(database: str | None, console: Console):
+    from planshape.validators.travelplanner import sample
+    from planshape.validators.travelplanner.store.sqlite import open_store
+
+    if database is None:
+        console.print(f"[dim]no --database given: using the bundled sample world ({sample.sample_database()})[/dim]")
+        return open_store(str(sample.sample_database()))
+    return open_store(database)
+
+
+def summary_table(title: str, lines: list[dict[str, Any]]) -> Table:
+    """Solved / infeasible by reason / unknown / refused, each with its count, share and time per query."""
+    table = Table(title=title, title_justify="left")
+    for column in ("outcome", "queries", "share", "median s", "max s", "median CPU s"):
+        table.add_column(column, justify="left" if column == "outcome" else "right")
+    groups: dict[str, list[dict[str, Any]]] = {}
+    for line in lines:
+        key = line["status"] if line["status"] != "infeasible" else f"infeasible: {line['code']}"
+        groups.setdefault(key, []).append(line)
+    order = sorted(groups, key=lambda k: (k != "solved", not k.startswith("infeasible"), k))
+    for key in [*order, "all"]:
+        rows = lines if key == "all" else groups[key]
+        if not rows:
+            continue
+        wall = [r["seconds"] for r in rows]
+        cpu = [r["cpu_seconds"] for r in rows]
+        table.add_row(key, str(len(rows)), f"{len(rows) / len(lines):.1%}", f"{statistics.median(wall):.3f}",
+                      f"{max(wall):.3f}", f"{statistics.median(cpu):.3f}", end_section=key == order[-1])
+    return table
+
+
+def _count(lines: Iterable[dict[str, Any]]) -> str:
+    counts = Counter("solved" if line["status"] == "solved" else "infeasible" if line["status"] == "infeasible"
+                     else "other" for line in lines)
+    return f"{counts['solved']} solved, {counts['infeasible']} infeasible" + \
+        (f", {counts['other']} other" if counts["other"] else "")
+
+
+def _write_jsonl(path: str | Path, lines: Iterable[dict[str, Any]]) -> int:
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    count = 0
+    with open(path, "w", encoding="utf-8") as out:
+        for line in lines:
+            out.write(json.dumps(line, ensure_ascii=False) + "\n")
+            count += 1
+    return count
+
+
+def _solve(args: argparse.Namespace) -> int:
+    _require_solver()
+    from planshape.validators.travelplanner.query import read_query_rows
+    from planshape.validators.travelplanner.solver.batch import solution_line, solve_all
+
+    console = Console()
+    store = _store(args.database, console)
+    rows = read_query_rows(args.queries)[: args.limit]
+    queries = [query for _, query in rows]
+    lines: list[dict[str, Any]] = []
+    with progress_bar("solving", len(queries), not args.no_progress, console) as bar:
+        task = bar.add_task("", total=len(queries))
+        for i, solution in enumerate(solve_all(queries, store, args.jobs, not args.no_budget, args.time_limit)):
+            lines.append(solution_line(i, queries[i], solution))
+            bar.update(task, advance=1, description=_count(lines))
+    _write_jsonl(args.output, lines)
+    console.print(summary_table(f"planshape solve: {args.queries} ({len(lines)} queries)", lines))
+    console.print(f"solutions written to {args.output} (`planshape evaluate {args.output} --queries {args.queries} "
+                  f"--mode strict` scores them)", soft_wrap=True)
+    if args.sft:
+        written = _write_sft(args.sft, [r for r, _ in rows], lines, store, args.max_chars)
+        console.print(f"{written} SFT examples written to {args.sft}")
+    refused = [line for line in lines if line["status"] == "refused"]
+    for line in refused:
+        console.print(f"[red]query {line['idx']}: the strict checks refuse the witness (a bug): "
+                      f"{'; '.join(line['failures'][:3])}[/red]", soft_wrap=True)
+    return 1 if refused else 0
+
+
+def _write_sft(path: str | Path, records: list[dict[str, Any]], lines: list[dict[str, Any]], store: Any,
+               max_chars: int) -> int:
+    from planshape.validators.travelplanner.agent.demonstration import demonstration
+
+    examples = (demonstration(record, line["answer"], store, max_chars)
+                for record, line in zip(records, lines, strict=True) if line["status"] == "solved")
+    return _write_jsonl(path, examples)
+
+
+def add_parsers(sub: argparse._SubParsersAction) -> None:
+    """``planshape solve`` and ``planshape synth``."""
+    so = sub.add_parser("solve", help="a witness plan that passes every strict check for each query, or why none "
+                                      "exists (CP-SAT; needs the solver extra)")
+    so.add_argument("queries", help="queries: Hugging Face CSV/JSONL (train.csv, a validation file, a synth output)")
+    so.add_argument("--database", help="TravelPlanner database directory or built store; default: the sample world")
+    so.add_argument("-o", "--output", default="solutions.jsonl",
+                    help="solutions JSONL, one line per query: status, reason, cost, plan (upstream day dicts), "
+                         "answer (the structured format), seconds (default: solutions.jsonl)")
+    so.add_argument("--no-budget", action="store_true", help="ignore the queries' budgets (the cheapest plan)")
+    so.add_argument("--jobs", type=int, default=1, help="processes (each solve uses one core; default 1)")
+    so.add_argument("--time-limit", type=float, default=60.0, help="seconds per query before 'unknown' (60)")
+    so.add_argument("--limit", type=int, help="only the first N queries")
+    so.add_argument("--sft", metavar="FILE", help="also write each witness as an SFT chat example (JSONL)")
+    so.add_argument("--max-chars", type=int, default=8192, help="tool responses in SFT examples are cut at this "
+                                                                "(the rollouts' max_tool_response_length, 8192)")
+    so.add_argument("--no-progress", action="store_true", help="no progress bar")
+    so.set_defaults(func=_solve)
