@@ -97,12 +97,12 @@ def _solve(args: argparse.Namespace) -> int:
             lines.append(solution_line(i, queries[i], solution))
             bar.update(task, advance=1, description=_count(lines))
     _write_jsonl(args.output, lines)
-    console.print(summary_table(f"planshape solve: {args.queries} ({len(lines)} queries)", lines))
+    console.print(summary_table(f"planshape solve ({len(lines)} queries)", lines))
     console.print(f"solutions written to {args.output} (`planshape evaluate {args.output} --queries {args.queries} "
                   f"--mode strict` scores them)", soft_wrap=True)
     if args.sft:
-        written = _write_sft(args.sft, [r for r, _ in rows], lines, store, args.max_chars)
-        console.print(f"{written} SFT examples written to {args.sft}")
+        _report_sft(console, args.sft, *write_sft(args.sft, [r for r, _ in rows], [line["answer"] for line in lines],
+                                                  store, args.max_chars))
     refused = [line for line in lines if line["status"] == "refused"]
     for line in refused:
         console.print(f"[red]query {line['idx']}: the strict checks refuse the witness (a bug): "
@@ -110,13 +110,94 @@ def _solve(args: argparse.Namespace) -> int:
     return 1 if refused else 0
 
 
-def _write_sft(path: str | Path, records: list[dict[str, Any]], lines: list[dict[str, Any]], store: Any,
-               max_chars: int) -> int:
-    from planshape.validators.travelplanner.agent.demonstration import demonstration
+def write_sft(path: str | Path, records: list[dict[str, Any]], answers: list[Any], store: Any,
+              max_chars: int) -> tuple[int, int]:
+    """The SFT examples of the witnesses (``None``: no witness); ``(written, left out)``: a witness naming a place
+    its tool answer does not show (cut at ``max_chars``) is left out."""
+    from planshape.validators.travelplanner.agent.demonstration import Unshown, demonstration
 
-    examples = (demonstration(record, line["answer"], store, max_chars)
-                for record, line in zip(records, lines, strict=True) if line["status"] == "solved")
-    return _write_jsonl(path, examples)
+    examples, unshown = [], 0
+    for record, answer in zip(records, answers, strict=True):
+        if answer is None:
+            continue
+        try:
+            examples.append(demonstration(record, answer, store, max_chars))
+        except Unshown:
+            unshown += 1
+    return _write_jsonl(path, examples), unshown
+
+
+def _synth(args: argparse.Namespace) -> int:
+    _require_solver()
+    import time
+
+    from planshape.validators.travelplanner.synth.generate import parse_mix, synthesize
+
+    console = Console()
+    if args.n < 1:
+        raise ValueError("--n must be at least 1")
+    if not 0 <= args.slack <= 10:
+        raise ValueError("--slack is a share of the witness's cost, between 0 and 10 (0.1: 10 % above it)")
+    mix = parse_mix(args.mix)
+    store = _store(args.database, console)
+    started, attempts = time.perf_counter(), [0]
+    with progress_bar("synthesizing", args.n, not args.no_progress, console) as bar:
+        task = bar.add_task("", total=args.n)
+
+        def shown(kept: Any, tallies: dict[str, Any]) -> None:
+            attempts[0] += 1
+            done = sum(t.kept for t in tallies.values())
+            bar.update(task, completed=done, description=f"{done} kept of {attempts[0]} drawn")
+
+        kept, tallies = synthesize(store, args.n, mix, args.seed, args.slack, args.jobs, shown)
+    records = [k.record for k in kept]
+    write_queries(args.output, records)
+    elapsed = time.perf_counter() - started
+    console.print(synth_table(tallies, kept))
+    console.print(f"{len(records)} queries written to {args.output} in {elapsed:.1f} s (seed {args.seed}, budget = "
+                  f"the cheapest plan's cost + {args.slack:.0%}, rounded up to hundreds)", soft_wrap=True)
+    if args.sft:
+        _report_sft(console, args.sft, *write_sft(args.sft, records, [k.answer for k in kept], store,
+                                                  args.max_chars))
+    return 0
+
+
+def synth_table(tallies: dict[str, Any], kept: list[Any]) -> Table:
+    """Per level: kept (by trip length), drawn, why the others were dropped (the flight drawn starts no trip of the
+    length drawn; the query repeats a kept one; the solver proved no plan), the median solver CPU time."""
+    table = Table(title="planshape synth", title_justify="left")
+    for column in ("level", "kept", "3/5/7 d", "drawn", "no trip", "repeat", "no plan", "CPU s"):
+        table.add_column(column, justify="left" if column == "level" else "right")
+    for level, tally in tallies.items():
+        days = Counter(k.record["days"] for k in kept if k.record["level"] == level)
+        cpu = f"{statistics.median(tally.cpu_seconds):.3f}" if tally.cpu_seconds else "-"
+        dropped = str(sum(tally.infeasible.values()))
+        table.add_row(level, str(tally.kept), "/".join(str(days[d]) for d in (3, 5, 7)), str(tally.attempts),
+                      str(tally.no_trip), str(tally.duplicate), dropped, cpu)
+    return table
+
+
+def write_queries(path: str | Path, records: list[dict[str, Any]]) -> None:
+    """JSONL (one record a line), or a CSV in the Hugging Face layout (structured cells as Python literals)."""
+    path = Path(path)
+    if path.suffix != ".csv":
+        _write_jsonl(path, records)
+        return
+    import csv
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    columns = list(records[0]) if records else []
+    with open(path, "w", newline="", encoding="utf-8") as out:
+        writer = csv.DictWriter(out, fieldnames=columns)
+        writer.writeheader()
+        for record in records:
+            writer.writerow({k: repr(v) if isinstance(v, (list, dict)) else v for k, v in record.items()})
+
+
+def _report_sft(console: Console, path: str, written: int, unshown: int) -> None:
+    left = f" ({unshown} left out: a place of the witness is cut from its tool answer; raise --max-chars)" \
+        if unshown else ""
+    console.print(f"{written} SFT examples written to {path}{left}", soft_wrap=True)
 
 
 def add_parsers(sub: argparse._SubParsersAction) -> None:
@@ -137,3 +218,20 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
                                                                 "(the rollouts' max_tool_response_length, 8192)")
     so.add_argument("--no-progress", action="store_true", help="no progress bar")
     so.set_defaults(func=_solve)
+
+    sy = sub.add_parser("synth", help="new TravelPlanner queries drawn from the database, each kept only with a "
+                                      "witness plan from the solver (needs the solver extra)")
+    sy.add_argument("--n", type=int, default=100, help="how many queries (default 100)")
+    sy.add_argument("--mix", default="easy=0.34,medium=0.33,hard=0.33",
+                    help="difficulty mix, LEVEL=SHARE,... (default easy=0.34,medium=0.33,hard=0.33)")
+    sy.add_argument("--database", help="TravelPlanner database directory or built store; default: the sample world")
+    sy.add_argument("-o", "--output", default="synth.jsonl",
+                    help="queries file: .jsonl, or .csv in the Hugging Face layout (default: synth.jsonl)")
+    sy.add_argument("--seed", type=int, default=0, help="the same seed gives the same file (default 0)")
+    sy.add_argument("--slack", type=float, default=0.1,
+                    help="budget = the cheapest plan's cost x (1 + slack), rounded up to hundreds (default 0.1)")
+    sy.add_argument("--jobs", type=int, default=1, help="processes (each solve uses one core; default 1)")
+    sy.add_argument("--sft", metavar="FILE", help="also write each witness as an SFT chat example (JSONL)")
+    sy.add_argument("--max-chars", type=int, default=8192, help="tool responses in SFT examples are cut at this")
+    sy.add_argument("--no-progress", action="store_true", help="no progress bar")
+    sy.set_defaults(func=_synth)

@@ -18,11 +18,6 @@ from planshape.validators.travelplanner.solver import solve  # noqa: E402
 from planshape.validators.travelplanner.store.database import FILES, load_database  # noqa: E402
 
 
-@pytest.fixture(scope="module")
-def solved_train(train, memory_database):
-    return [(query, gold, solve(query, memory_database)) for query, gold in train]
-
-
 def _strict_failures(plan, query, store) -> list[str]:
     result = check_plan(plan, query, store, mode="strict")
     verdicts = {**result.commonsense, **(result.hard or {})}

@@ -12,6 +12,8 @@ demonstration must not name what it was never shown).
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 from collections.abc import Mapping
 from typing import Any
@@ -89,12 +91,21 @@ def _places(day: dict[str, Any], tool: str, city: str) -> list[str]:
 
 
 def _check_shown(answer: list[dict[str, Any]], shown: dict[tuple[str, str], str]) -> None:
+    names = {key: _names(text) for key, text in shown.items()}
     for day in answer:
         for tool in ("search_accommodations", "search_restaurants", "search_attractions"):
             for city in {p["city"] for p in [day[k] for k, _ in PLACE_TOOLS] + day["attraction"] if p is not None}:
                 for name in _places(day, tool, city):
-                    if name not in shown.get((tool, city), ""):
+                    if name not in names.get((tool, city), set()):
                         raise Unshown(f"{name!r} ({city}) is not in the {tool} answer (cut at its length limit)")
+
+
+def _names(table: str) -> set[str]:
+    """The ``name`` cells of a tool's CSV answer (the first column), stripped as a plan names them."""
+    rows = list(csv.reader(io.StringIO(table)))
+    if not rows or rows[0][:1] != ["name"]:
+        return set()
+    return {row[0].strip() for row in rows[1:] if row}
 
 
 def cost_expression(query: Query, answer: list[dict[str, Any]], store: SandboxStore) -> str:

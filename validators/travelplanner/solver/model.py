@@ -49,10 +49,10 @@ class Option:
 
     legs: dict[int, Leg]  # day -> leg
     var: Var
+    first: Leg = field(init=False)  # the legs differ only in their day
 
-    @property
-    def first(self) -> Leg:
-        return next(iter(self.legs.values()))
+    def __post_init__(self) -> None:
+        self.first = next(iter(self.legs.values()))
 
 
 class PlanModel:
@@ -118,11 +118,16 @@ class PlanModel:
                 if t not in (0, n) and len(option.legs) < len(self.when[t]):
                     m.add(option.var <= sum(self.when[t][d] for d in option.legs))
             m.add_exactly_one(o.var for o in options)
+            leaving: dict[str, list[Var]] = {}
+            arriving: dict[str, list[Var]] = {}
+            for o in options:
+                leaving.setdefault(o.first.origin, []).append(o.var)
+                arriving.setdefault(o.first.destination, []).append(o.var)
             for c, city in enumerate(cities):
                 if t > 0:
-                    m.add(sum(o.var for o in options if o.first.origin == city.name) == self.p[t - 1][c])
+                    m.add(sum(leaving.get(city.name, [])) == self.p[t - 1][c])
                 if t < n:
-                    m.add(sum(o.var for o in options if o.first.destination == city.name) == self.p[t][c])
+                    m.add(sum(arriving.get(city.name, [])) == self.p[t][c])
             self.options.append(options)
         kinds = {o.first.kind for options in self.options for o in options}
         if len(kinds) > 1:  # flights and taxis never with self-driving (Non-conf. Transportation): each

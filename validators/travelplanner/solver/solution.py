@@ -56,20 +56,22 @@ class Solution:
         return None if self.answer is None else answer_text(self.answer)
 
 
-def solve(query: Query, store: SandboxStore, budget: bool = True, time_limit: float = 60.0) -> Solution:
+def solve(query: Query, store: SandboxStore, budget: bool = True, time_limit: float = 60.0,
+          reasons: bool = True) -> Solution:
     """The cheapest plan for ``query`` that passes strict (within its budget unless ``budget`` is False), or why
-    there is none."""
+    there is none (``reasons=False``: only the kind of reason a first look gives, without solving relaxations)."""
     started = time.perf_counter()
     clock = Clock(query, store)
     candidates = build(store, query, clock)
     if candidates.reason is not None:
         code, reason = candidates.code or "", candidates.reason
-        if code == "cities":
+        if code == "cities" and reasons:
             code, reason = explain_hosts(candidates, store)
         return Solution("infeasible", time.perf_counter() - started, reason=reason, code=code)
     solution = _solve(candidates, clock, store, query.budget if budget else None, time_limit)
     if solution.status == "infeasible":
-        solution.code, solution.reason = explain(candidates, clock, store, budget, time_limit)
+        solution.code, solution.reason = explain(candidates, clock, store, budget, time_limit) if reasons \
+            else ("no plan", "the model has no plan (reasons not asked for)")
     solution.seconds = time.perf_counter() - started
     return solution
 
