@@ -88,8 +88,8 @@ def test_the_text_states_every_fact(memory_database):
     """Rendered over many draws: the places, trip length, dates, party, budget and every constraint are in the text."""
     words = {"parties": "parties", "smoking": "smok", "children under 10": "children under", "visitors": "visitor",
              "pets": "pet", "entire room": "entire room", "private room": "private room",
-             "shared room": "shared room", "not shared room": "not (be )?shared|non-shared", "no flight": "flight|flying",
-             "no self-driving": "drive|self-driv"}
+             "shared room": "shared room", "not shared room": "not (be )?shared|non-shared",
+             "no flight": "flight|flying", "no self-driving": "drive|self-driv"}
     for seed in range(300):
         rng = np.random.default_rng(seed)
         level = LEVELS[seed % 3]
