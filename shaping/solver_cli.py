@@ -93,7 +93,8 @@ def _solve(args: argparse.Namespace) -> int:
     lines: list[dict[str, Any]] = []
     with progress_bar("solving", len(queries), not args.no_progress, console) as bar:
         task = bar.add_task("", total=len(queries))
-        for i, solution in enumerate(solve_all(queries, store, args.jobs, not args.no_budget, args.time_limit)):
+        for i, solution in enumerate(solve_all(queries, store, args.jobs, not args.no_budget, args.time_limit,
+                                               args.objective)):
             lines.append(solution_line(i, queries[i], solution))
             bar.update(task, advance=1, description=_count(lines))
     _write_jsonl(args.output, lines)
@@ -149,7 +150,7 @@ def _synth(args: argparse.Namespace) -> int:
             done = sum(t.kept for t in tallies.values())
             bar.update(task, completed=done, description=f"{done} kept of {attempts[0]} drawn")
 
-        kept, tallies = synthesize(store, args.n, mix, args.seed, args.slack, args.jobs, shown)
+        kept, tallies = synthesize(store, args.n, mix, args.seed, args.slack, args.jobs, shown, args.objective)
     records = [k.record for k in kept]
     write_queries(args.output, records)
     elapsed = time.perf_counter() - started
@@ -211,6 +212,9 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
                          "answer (the structured format), seconds (default: solutions.jsonl)")
     so.add_argument("--no-budget", action="store_true", help="ignore the queries' budgets (the cheapest plan)")
     so.add_argument("--jobs", type=int, default=1, help="processes (each solve uses one core; default 1)")
+    so.add_argument("--objective", choices=("cost", "rich"), default="cost",
+                    help="cost: the cheapest plan (default); rich: as many travel-day meals and sights as the days "
+                         "fit, then the cheapest")
     so.add_argument("--time-limit", type=float, default=60.0, help="seconds per query before 'unknown' (60)")
     so.add_argument("--limit", type=int, help="only the first N queries")
     so.add_argument("--sft", metavar="FILE", help="also write each witness as an SFT chat example (JSONL)")
@@ -231,6 +235,8 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     sy.add_argument("--slack", type=float, default=0.1,
                     help="budget = the cheapest plan's cost x (1 + slack), rounded up to hundreds (default 0.1)")
     sy.add_argument("--jobs", type=int, default=1, help="processes (each solve uses one core; default 1)")
+    sy.add_argument("--objective", choices=("cost", "rich"), default="cost",
+                    help="the witnesses: cost (the cheapest plans, default) or rich (full days, then the cheapest)")
     sy.add_argument("--sft", metavar="FILE", help="also write each witness as an SFT chat example (JSONL)")
     sy.add_argument("--max-chars", type=int, default=8192, help="tool responses in SFT examples are cut at this")
     sy.add_argument("--no-progress", action="store_true", help="no progress bar")

@@ -3,8 +3,10 @@
 answer a model writes) and must get the maximum reward at every stage of the curriculum. A witness the reward
 refuses is a false rejection (or a solver bug): both are found here.
 
-CI runs all 45 train queries, every 6th validation query and 12 synthesized ones (about 20 s on 2 cores);
-``PLANSHAPE_SOLVER_FULL=1`` runs all 180 validation queries and 90 synthesized ones.
+Witnesses of both objectives: the cheapest plans, and ``rich`` ones (every travel-day meal and up to three sights a
+stay day that the days fit: the timeline's hardest honest days). CI runs all 45 train queries (rich: the 3- and
+5-day ones), every 6th validation query and 12 synthesized ones; ``PLANSHAPE_SOLVER_FULL=1`` runs every train
+query rich, all 180 validation queries and 90 synthesized ones.
 """
 
 from __future__ import annotations
@@ -42,6 +44,21 @@ def test_train_witnesses_earn_the_full_reward(solved_train, shared_dir, train_re
     answers = [solution.answer_text() for _, _, solution in solved_train]
     assert all(a is not None for a in answers)
     _assert_full_reward(_shaper(shared_dir / "database"), answers, train_records, "train")
+
+
+def test_rich_train_witnesses_earn_the_full_reward(train, memory_database, shared_dir, train_records):
+    records, answers = [], []
+    for (query, _), record in zip(train, train_records, strict=True):
+        if query.days > 5 and not FULL:
+            continue
+        solution = solve(query, memory_database, objective="rich")
+        assert solution.solved, (record["query"][:60], solution.failures)
+        travel_meals = sum(day[m] != "-" for day in solution.plan if day["transportation"] != "-"
+                           for m in ("breakfast", "lunch", "dinner"))
+        assert travel_meals >= 2  # the days are filled: meals around the flights and drives
+        records.append(record)
+        answers.append(solution.answer_text())
+    _assert_full_reward(_shaper(shared_dir / "database"), answers, records, "train, rich")
 
 
 @pytest.fixture(scope="module")

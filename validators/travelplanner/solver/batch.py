@@ -30,9 +30,9 @@ def _one(query: Query) -> Solution:
 
 
 def solve_all(queries: Sequence[Query], store: SandboxStore, jobs: int = 1, budget: bool = True,
-              time_limit: float = 60.0) -> Iterator[Solution]:
+              time_limit: float = 60.0, objective: str = "cost") -> Iterator[Solution]:
     """The solution of every query, in the queries' order; ``jobs`` processes (forked: the store is shared)."""
-    settings = {"budget": budget, "time_limit": time_limit}
+    settings = {"budget": budget, "time_limit": time_limit, "objective": objective}
     if jobs <= 1 or len(queries) <= 1:
         _init(store, settings)
         yield from map(_one, queries)

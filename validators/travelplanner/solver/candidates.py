@@ -58,6 +58,7 @@ class City:
     groups: list[int]  # per restaurant: its repeat group (names equal once normalised repeat each other)
     attractions: list[Attraction]  # one per repeat group, in database order
     day_trips: dict[str, int] = field(default_factory=dict)  # partner city -> next start, for a day from 00:00
+    most_sights: int = 1  # the most sights a stay day here fits (the rich objective; 1 otherwise)
 
     def meal_text(self) -> str:
         return place_text(self.restaurants[0].name, self.name)
@@ -101,6 +102,7 @@ class Candidates:
     patterns: list[list[Sides]]  # per day: the meal patterns a travel day may have
     cuisines: tuple[str, ...]
     sights: dict[str, list[Attraction]] = field(default_factory=dict)  # day-trip partners' sights
+    rich: bool = False  # the model fills the days (travel-day meals, several sights) before it saves money
     reason: str | None = None
     code: str | None = None
     notes: list[str] = field(default_factory=list)
@@ -321,14 +323,18 @@ def candidate_cities(store: SandboxStore, query: Query) -> list[str]:
     return sorted(c for c, s in store.city_state.items() if s == query.dest and c != query.org)
 
 
-def build(store: SandboxStore, query: Query, clock: Clock | None = None) -> Candidates:
-    """The candidates of ``query``; ``reason`` names what already rules every plan out."""
+RICH_SIGHTS = 3  # the most sights a stay day gets under the rich objective
+
+
+def build(store: SandboxStore, query: Query, clock: Clock | None = None, rich: bool = False) -> Candidates:
+    """The candidates of ``query``; ``reason`` names what already rules every plan out. ``rich``: also what the
+    rich objective needs (every travel day's meal patterns, how many sights a stay day fits)."""
     clock = clock or Clock(query, store)
     days, n = query.days, query.visiting_city_number
     cuisines = tuple(query.local_constraint.cuisine or ())
     most_nights = days - n  # one city holds all the nights the others leave
     most_meals = 3 * days
-    out = Candidates(query, [], [], {}, [[NO_MEALS] for _ in range(days)], cuisines)
+    out = Candidates(query, [], [], {}, [[NO_MEALS] for _ in range(days)], cuisines, rich=rich)
     if query.org not in store.city_state:
         return _none(out, "origin", f"{query.org} is not a city of the database")
     if days < n + 1:
@@ -351,7 +357,7 @@ def build(store: SandboxStore, query: Query, clock: Clock | None = None) -> Cand
     if len(cities) < n:
         return _none(out, "cities", _too_few(query, names, cities, lacking))
     out.cities = cities
-    if cuisines:
+    if cuisines or rich:
         out.patterns = [meal_patterns(False, True)] + [meal_patterns(True, True)] * (days - 2) \
             + [meal_patterns(True, False)]
     _legs(store, query, clock, out)
@@ -406,6 +412,11 @@ def _stays(store: SandboxStore, query: Query, clock: Clock, out: Candidates) -> 
             carry = clock.carry(1, stay_day(city.name, city.meal_text(), city.sight_text()), 0)
             if carry is not None:
                 out.stays[city.name] = carry
+            for count in range(2, min(RICH_SIGHTS, len(city.attractions)) + 1 if out.rich else 0):
+                texts = [place_text(a.name, city.name) for a in city.attractions[:count]]
+                if clock.carry(1, stay_day(city.name, city.meal_text(), texts), 0) != 0:
+                    break
+                city.most_sights = count
         if len(city.attractions) >= most_stays:
             continue
         state = store.city_state.get(city.name)

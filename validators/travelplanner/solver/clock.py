@@ -67,7 +67,8 @@ def travel_day(leg: str, transport: str, origin: str, destination: str, pattern:
     return unit
 
 
-def stay_day(city: str, meal_text: str, sight_text: str) -> dict[str, str]:
-    """A stay day's dict: three meals in ``city`` and one sight (``sight_text``, in ``city`` or a day trip away)."""
+def stay_day(city: str, meal_text: str, sights: str | list[str]) -> dict[str, str]:
+    """A stay day's dict: three meals in ``city`` and its sights (in ``city``, or one a day trip away)."""
+    sights = [sights] if isinstance(sights, str) else sights
     return {"current_city": city, "transportation": "-", "breakfast": meal_text, "lunch": meal_text,
-            "dinner": meal_text, "attraction": f"{sight_text};", "accommodation": "-"}
+            "dinner": meal_text, "attraction": "".join(f"{s};" for s in sights), "accommodation": "-"}

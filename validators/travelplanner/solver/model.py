@@ -37,6 +37,7 @@ class Choice:
     restaurants: dict[str, list[Restaurant]]  # per city (cuisine queries): its meals' restaurants
     day_trips: dict[int, str] = field(default_factory=dict)  # per stay day with a day trip: the city it visits
     lodging_nights: dict[str, int] = field(default_factory=dict)
+    extra_sights: dict[str, int] = field(default_factory=dict)  # per city: sights beyond one a stay day (rich)
     cost: float = 0.0
     optimal: bool = False
     literals: list[Var] = field(default_factory=list)  # the model's literals of the route (for a cut)
@@ -68,6 +69,7 @@ class PlanModel:
                                                                     for r in c.restaurants]
                            + [lod.night_cost for c in candidates.cities for lod in c.lodging.values()])
         self.index = {c.name: i for i, c in enumerate(candidates.cities)}
+        self.counted = bool(candidates.cuisines) or candidates.rich  # meals and restaurants are variables
         self._route()
         self._sights()
         self._meals()
@@ -140,7 +142,7 @@ class PlanModel:
         query counts its meals in the model)."""
         if nights not in city.lodging:
             return False
-        return bool(self.c.cuisines) or len(set(city.groups)) >= 3 * (nights - 1)
+        return self.counted or len(set(city.groups)) >= 3 * (nights - 1)
 
     # ------------------------------------------------------------------------------------------------ sights
 
@@ -161,8 +163,13 @@ class PlanModel:
                 m.add(sum(trips) <= self.stays[c])
             else:  # no stay day fits here but a day trip's
                 m.add(sum(trips) == self.stays[c])
+        self.extra: dict[int, Var] = {}
         for c, city in enumerate(cities):
             own = self.stays[c] - sum(v for (k, _), v in self.trips.items() if k == c)
+            if city.most_sights > 1:  # the rich objective: more sights on the stay days that fit them
+                extra = self.extra[c] = m.new_int_var(0, (city.most_sights - 1) * self.days, f"extra[{city.name}]")
+                m.add(extra <= (city.most_sights - 1) * own)
+                own = own + extra
             m.add(own + sum(into.get(city.name, [])) <= len(city.attractions))
         for other, counts in into.items():
             if other not in self.index:
@@ -174,7 +181,7 @@ class PlanModel:
         """A cuisine query: which travel-day meals are eaten and where, and which restaurants serve the meals."""
         self.slots: dict[tuple[int, int, str], Var] = {}
         self.use: dict[tuple[int, int], Var] = {}
-        if not self.c.cuisines:
+        if not self.counted:
             return
         m, cities, n = self.m, self.c.cities, self.n
         for t in range(n + 1):
@@ -223,14 +230,29 @@ class PlanModel:
         for nodes in self.z:
             for (c, nights), var in nodes.items():
                 lodging = cities[c].lodging[nights].night_cost * nights
-                meals = 0.0 if self.c.cuisines else people * cheapest_meals(cities[c], 3 * (nights - 1))
+                meals = 0.0 if self.counted else people * cheapest_meals(cities[c], 3 * (nights - 1))
                 terms.append(round((lodging + meals) * scale) * var)
         for (c, r), var in self.use.items():
             terms.append(round(cities[c].restaurants[r].average_cost * people * scale) * var)
         self.total = sum(terms)
         if budget is not None:
             self.m.add(self.total <= int(budget * scale + 1e-9))
-        self.m.minimize(self.total)
+        if self.c.rich:  # every item (a travel-day meal, a sight) is worth more than any cost
+            worth = self._most_cost() + 1
+            items = sum(self.slots.values()) + sum(self.extra.values())
+            self.m.minimize(self.total - worth * items)
+        else:
+            self.m.minimize(self.total)
+
+    def _most_cost(self) -> int:
+        """More than any plan costs (scaled): the dearest leg of each transition, the dearest stay of each
+        position, the dearest meal at every meal."""
+        scale, cities = self.scale, self.c.cities
+        legs = sum(max((o.first.cost for o in options), default=0) for options in self.options)
+        stays = sum(max((cities[c].lodging[nights].night_cost * nights for c, nights in nodes), default=0)
+                    for nodes in self.z)
+        meal = max((r.average_cost for city in cities for r in city.restaurants), default=0)
+        return int((legs + stays + 3 * self.days * meal * self.people) * scale) + 1
 
     # ------------------------------------------------------------------------------------------------ solving
 
@@ -267,7 +289,7 @@ class PlanModel:
             meals[day] = (eaten[0], eaten[1], eaten[2])
             literals += [self.slots[(t, k, side)] for k, side in enumerate(meals[day]) if side is not None]
         restaurants = {cities[c].name: [r for k, r in enumerate(cities[c].restaurants) if s.value(self.use[(c, k)])]
-                       for c, _ in route} if self.c.cuisines else {}
+                       for c, _ in route} if self.counted else {}
         day_trips: dict[int, str] = {}
         first = 1
         for c, count in route:  # a city's day trips take its last stay days (its first may start late)
@@ -277,7 +299,9 @@ class PlanModel:
                 day_trips[day] = other
             literals += [self._equals(v, s.value(v)) for (k, _), v in self.trips.items() if k == c]
             first += count
-        return Choice(nights, legs, meals, restaurants, day_trips, lodging, s.objective_value / self.scale,
+        extra = {cities[c].name: s.value(v) for c, v in self.extra.items() if s.value(v)}
+        literals += [self._equals(v, s.value(v)) for v in self.extra.values()]
+        return Choice(nights, legs, meals, restaurants, day_trips, lodging, extra, s.value(self.total) / self.scale,
                       status == cp_model.OPTIMAL, literals)
 
     def _equals(self, var: Var, value: int) -> Var:

@@ -56,13 +56,22 @@ class Solution:
         return None if self.answer is None else answer_text(self.answer)
 
 
+OBJECTIVES = ("cost", "rich")
+
+
 def solve(query: Query, store: SandboxStore, budget: bool = True, time_limit: float = 60.0,
-          reasons: bool = True) -> Solution:
+          reasons: bool = True, objective: str = "cost") -> Solution:
     """The cheapest plan for ``query`` that passes strict (within its budget unless ``budget`` is False), or why
-    there is none (``reasons=False``: only the kind of reason a first look gives, without solving relaxations)."""
+    there is none (``reasons=False``: only the kind of reason a first look gives, without solving relaxations).
+
+    ``objective``: ``cost`` (the cheapest plan), or ``rich``: as many travel-day meals and sights (up to
+    ``RICH_SIGHTS`` a stay day) as the days fit, the cheapest such plan; both find a plan exactly when one exists.
+    """
+    if objective not in OBJECTIVES:
+        raise ValueError(f"unknown objective {objective!r}; choose one of {OBJECTIVES}")
     started = time.perf_counter()
     clock = Clock(query, store)
-    candidates = build(store, query, clock)
+    candidates = build(store, query, clock, rich=objective == "rich")
     if candidates.reason is not None:
         code, reason = candidates.code or "", candidates.reason
         if code == "cities" and reasons:

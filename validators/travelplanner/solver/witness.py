@@ -33,6 +33,7 @@ def write_plan(candidates: Candidates, choice: Choice) -> list[dict[str, Any]]:
         meals[name] = [place_text(r.name, name) for r in rows]
     sights = {name: [place_text(a.name, name) for a in rows]
               for name, rows in ({c.name: c.attractions for c in candidates.cities} | candidates.sights).items()}
+    extra = dict(choice.extra_sights)
     plan: list[dict[str, Any]] = []
     for day in range(query.days):
         unit: dict[str, Any] = {"days": day + 1}
@@ -50,7 +51,12 @@ def write_plan(candidates: Candidates, choice: Choice) -> list[dict[str, Any]]:
             unit["transportation"] = "-"
             for meal in MEALS:
                 unit[meal] = meals[city].pop(0)
-            unit["attraction"] = sights[choice.day_trips.get(day, city)].pop(0) + ";"
+            seen = [sights[choice.day_trips.get(day, city)].pop(0)]
+            if day not in choice.day_trips and extra.get(city):  # the rich objective's further sights
+                more = min(extra[city], cities[city].most_sights - 1)
+                seen += [sights[city].pop(0) for _ in range(more)]
+                extra[city] -= more
+            unit["attraction"] = "".join(f"{s};" for s in seen)
         if day < query.days - 1:
             night = choice.nights[day]
             unit["accommodation"] = place_text(cities[night].lodging[choice.lodging_nights[night]].row.name, night)

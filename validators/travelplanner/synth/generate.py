@@ -90,31 +90,34 @@ def budget_of(cost: float, slack: float) -> int:
 
 
 _STORE: SandboxStore | None = None
+_OBJECTIVE = "cost"
 
 
-def _init(store: SandboxStore) -> None:
-    global _STORE
-    _STORE = store
+def _init(store: SandboxStore, objective: str) -> None:
+    global _STORE, _OBJECTIVE
+    _STORE, _OBJECTIVE = store, objective
 
 
 def _solve(fields: Fields) -> tuple[Solution, float]:
     assert _STORE is not None
     started = time.process_time()
-    solution = solve(Query.from_record(fields.record(PLACEHOLDER_BUDGET)), _STORE, budget=False, reasons=False)
+    solution = solve(Query.from_record(fields.record(PLACEHOLDER_BUDGET)), _STORE, budget=False, reasons=False,
+                     objective=_OBJECTIVE)
     return solution, time.process_time() - started
 
 
 def synthesize(store: SandboxStore, n: int, mix: dict[str, float], seed: int = 0, slack: float = 0.1,
-               jobs: int = 1, progress: Callable[[Kept | None, dict[str, Tally]], None] | None = None
-               ) -> tuple[list[Kept], dict[str, Tally]]:
+               jobs: int = 1, progress: Callable[[Kept | None, dict[str, Tally]], None] | None = None,
+               objective: str = "cost") -> tuple[list[Kept], dict[str, Tally]]:
     """``n`` queries in ``mix`` (level -> share), each with its witness; the same ``seed`` gives the same queries.
-    ``progress`` is told each attempt's outcome (a kept query, or None)."""
+    ``progress`` is told each attempt's outcome (a kept query, or None); ``objective``: the witnesses' (``solve``)."""
     flights = flight_rows(store)
     wanted = counts(n, mix)
     tallies = {name: Tally() for name in LEVELS}
     kept: list[Kept] = []
-    pool = multiprocessing.get_context("fork").Pool(jobs, initializer=_init, initargs=(store,)) if jobs > 1 else None
-    _init(store)
+    pool = multiprocessing.get_context("fork").Pool(jobs, initializer=_init, initargs=(store, objective)) \
+        if jobs > 1 else None
+    _init(store, objective)
     try:
         for level_index, level in enumerate(LEVELS):
             tally, seen = tallies[level], set()
