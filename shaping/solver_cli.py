@@ -215,7 +215,9 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     so.add_argument("--objective", choices=("cost", "rich"), default="cost",
                     help="cost: the cheapest plan (default); rich: as many travel-day meals and sights as the days "
                          "fit, then the cheapest")
-    so.add_argument("--time-limit", type=float, default=60.0, help="seconds per query before 'unknown' (60)")
+    so.add_argument("--time-limit", type=float, default=60.0,
+                    help="solver time per query before 'unknown', in CP-SAT's deterministic seconds (about a "
+                         "second of one core each; the wall clock would make results depend on the load), default 60")
     so.add_argument("--limit", type=int, help="only the first N queries")
     so.add_argument("--sft", metavar="FILE", help="also write each witness as an SFT chat example (JSONL)")
     so.add_argument("--max-chars", type=int, default=8192, help="tool responses in SFT examples are cut at this "

@@ -260,7 +260,9 @@ class PlanModel:
         """``("optimal" | "feasible" | "infeasible" | "unknown", the best choice found)``."""
         solver = cp_model.CpSolver()
         solver.parameters.num_workers = 1
-        solver.parameters.max_time_in_seconds = self.time_limit
+        # The limit is CP-SAT's deterministic time (about a second of one core each), not the wall clock: a busy
+        # machine must not change which plan is found (synth's files are the same for the same seed).
+        solver.parameters.max_deterministic_time = self.time_limit
         # Probing in presolve costs seconds on a state's hundreds of legs (each city implies its legs false) and
         # gains nothing here: the linear relaxation of the route network is what closes the search.
         solver.parameters.cp_model_probing_level = 0
