@@ -11,6 +11,7 @@ split's medium and hard queries; parties of more than 2 ask for private or entir
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -110,6 +111,6 @@ def constraints(level: str, people: int, rng: np.random.Generator) -> dict[str, 
     return out
 
 
-def _shares(weights: dict[Any, float]) -> np.ndarray:
+def _shares(weights: Mapping[Any, float]) -> np.ndarray:
     values = np.array(list(weights.values()), dtype=float)
     return values / values.sum()

@@ -115,6 +115,7 @@ def render(fields: Fields, budget: int, rng: np.random.Generator) -> str:
     lead, bare = dates(start, end, rng)
     people = fields.people_number
     party = _pick(rng, PARTY[people]) if people in PARTY else _pick(rng, PARTY_GROUP).format(k=people)
+    openings: tuple[str, ...]
     if fields.days <= 3:
         openings = OPENINGS_ONE_CITY
     else:
