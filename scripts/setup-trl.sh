@@ -12,7 +12,7 @@ PY=${PYTHON:-python3}
 VERSION=${1:-1.16.0}
 minor=$(echo "$VERSION" | cut -d. -f1,2)
 case "$VERSION" in
-  1.16.*) VENV=.venv-trl; EXTRA=() ;;
+  1.16.*) VENV=.venv-trl; EXTRA=(); EXTRAS=test,solver ;;  # solver: the SFT test trains on synthesized witnesses
   1.*) VENV=.venv-trl-$minor; EXTRA=(requests jmespath) ;;  # TRL < 1.16 imports requests, its tools need jmespath
   0.2[0-9].*) VENV=.venv-trl-$minor; EXTRA=("transformers>=4.54,<4.56") ;;
   *) echo "setup-trl.sh: TRL $VERSION is outside planshape's range (0.20.0 to 1.16.x)" >&2; exit 2 ;;
@@ -24,4 +24,4 @@ if ! "$VENV/bin/python" -c "import importlib.metadata as m; assert m.version('tr
   "$VENV/bin/python" -m pip install -q "torch==2.13.0" "trl==$VERSION" ${EXTRA[@]+"${EXTRA[@]}"}
 fi
 [ -z "${PLANSHAPE_DEPS_ONLY:-}" ] || exit 0  # scripts/test.sh installs the trainers side by side first, planshape after
-"$VENV/bin/python" -m pip install -q -e ".[test]"
+"$VENV/bin/python" -m pip install -q -e ".[${EXTRAS:-test}]"

@@ -18,6 +18,7 @@ from .explain import add_explain_parser
 from .observe.report.cli import add_plots_argument, add_report_parser
 from .rollout.cli import add_parsers as add_rollout_parsers
 from .serve.cli import add_parser as add_serve_parser
+from .solver_cli import add_parsers as add_solver_parsers
 
 
 def _store(args: argparse.Namespace, console: Console):
@@ -263,6 +264,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_report_parser(sub)
     add_rollout_parsers(sub)
     add_serve_parser(sub)
+    add_solver_parsers(sub)
     from . import plugins
 
     plugins.plugin_manager().hook.planshape_add_commands(subparsers=sub)  # each adapter's group (``planshape verl``)

@@ -54,6 +54,15 @@ def train_records(shared_dir):
 
 
 @pytest.fixture(scope="session")
+def solved_train(train, memory_database):
+    """(query, gold plan, the solver's solution) of the 45 train rows (the solver tests share one solve)."""
+    pytest.importorskip("ortools", reason="the solver needs OR-Tools (scripts/setup.sh installs planshape[solver])")
+    from planshape.validators.travelplanner.solver import solve
+
+    return [(query, gold, solve(query, memory_database)) for query, gold in train]
+
+
+@pytest.fixture(scope="session")
 def train(train_records):
     """(query, gold plan) pairs of the 45 train rows."""
     from planshape.validators.travelplanner.query import Query, gold_plan

@@ -86,8 +86,22 @@ def timeline_failure(trip: Trip) -> Reason | None:
             if timed.day is not None and end_of_day(timed.day._replace(bounds=bounds.relaxed())) is not None:
                 category = CONVENTION
             return because(category, f"day {timed.number} (Q19): {timed.failure or 'no order fits its items'}")
-        ended = max(end - 1440, 0)  # the night is spent at the day's accommodation: nothing leaves before 00:00
+        ended = next_start(end)
     return None
+
+
+def next_start(end: int) -> int:
+    """When the next day may start after a day over at ``end``: its 00:00, or later when the day ran past
+    midnight (the night is spent at the day's accommodation: nothing leaves before 00:00)."""
+    return max(end - 1440, 0)
+
+
+def day_end(trip: Trip, i: int, unit: Any, ended: int) -> int | None | str:
+    """When day ``i`` (a day dict) is over at the earliest, free from ``ended``: None when no schedule fits,
+    the reason when the day is not timed. The clock the check keeps, one day at a time (the solver builds its
+    model's timeline from it)."""
+    day = _day(trip, i, unit, ended, trip.mode.conventions.bounds)
+    return day if isinstance(day, str) else end_of_day(day)
 
 
 UNTIMED = -(1 << 40)
@@ -180,7 +194,7 @@ def trip_timeline(trip: Trip, schedules: bool = True) -> list[TimedDay]:
             out.append(TimedDay(i + 1, day, None, conflict(day)))
             return out
         out.append(TimedDay(i + 1, day, solve(day) if schedules else None, None))
-        ended = max(end - 1440, 0)  # the night is spent at the day's accommodation: nothing leaves before 00:00
+        ended = next_start(end)
     return out
 
 
