@@ -124,6 +124,11 @@ def test_cli_config_check_good_and_bad(tmp_path, capsys):
     assert main(["config", "check", str(good)]) == 0
     out = capsys.readouterr().out
     assert "valid planshape config" in out and "steps [100, 400)" in out and "curriculum-8b" in out
+    assert "to estimate advantages" not in out
+    scoring = tmp_path / "scoring.yaml"  # valid for a reward alone; what estimating would still need is said
+    scoring.write_text("database: sample\nschedule: curriculum-8b\n")
+    assert main(["config", "check", str(scoring)]) == 0
+    assert "to estimate advantages, set total_steps" in capsys.readouterr().out
     assert main(["config", "check", str(bad)]) == 2
     err = capsys.readouterr().err
     assert err.startswith("planshape config: error: invalid planshape config") and "unknown PlanPO grouping" in err
