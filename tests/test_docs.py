@@ -20,7 +20,9 @@ The convention that marks a block: an HTML comment on the line right above its f
 - ``gpu``: needs GPUs, a cluster (paths such as ``/shared/...``) or a served model. Not run: its ``planshape``
   lines parse with the real CLI parser and its Python imports exist (below); the launch scripts such blocks start
   are composed by the adapter suites (``tests/adapters/verl/test_check.py`` runs every VERL script's overrides
-  through ``planshape verl check``; ``tests/adapters/openrlhf/test_openrlhf_examples.py`` parses every OpenRLHF
+  through ``planshape verl check``; ``tests/adapters/verl/test_documented_launches.py`` takes every VERL launch the
+  documents show, as written: the preflight refuses the values they say to fill in, and filled in, their reward
+  scores the 45 gold plans; ``tests/adapters/openrlhf/test_openrlhf_examples.py`` parses every OpenRLHF
   launch with OpenRLHF's parser; ``tests/adapters/trl/test_example.py`` parses the TRL configs and runs
   ``train_planner.py --tiny``). A block's other lines (a bare override list, ``ray job submit``) are not checked.
 - ``verl`` / ``trl`` / ``openrlhf`` / ``verifiers`` / ``openenv``: needs that trainer (or environment standard)
