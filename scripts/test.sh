@@ -4,6 +4,7 @@
 #   bash scripts/test.sh core            # one suite; several may be named
 #   bash scripts/test.sh verl@0.7        # an adapter suite on another supported release (its own venv)
 #   bash scripts/test.sh --list          # the suites, with the release and venv of each
+#   bash scripts/test.sh --contract trl  # an adapter's contract subset (scripts/check-releases.sh runs it on a release)
 # Extra pytest arguments go after `--`:  bash scripts/test.sh core -- -k gold
 # Suites: core | verl (0.9.1) | verl@0.7 (0.7.1) | trl (1.16.0) | trl@1.9 (1.9.0) | trl@0.20 (0.20.0) |
 #         openrlhf (0.11.2) | openrlhf@0.10 (0.10.2). The releases are each adapter's support table's `tested`
@@ -22,16 +23,26 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 ALL=(core verl verl@0.7 trl trl@1.9 trl@0.20 openrlhf openrlhf@0.10 verifiers openenv ray)
 
+contract_of() {  # adapter -> its contract subset (test files): what CI runs on the oldest release, and what
+  # scripts/check-releases.sh runs on any release of the range (a test of a feature the release lacks skips)
+  case "$1" in
+    verl) echo "test_contract.py test_reward.py test_register.py test_conformance.py" ;;
+    trl) echo "test_contract.py test_reward.py test_trainer.py test_version.py test_conformance.py" ;;
+    openrlhf) echo "test_openrlhf_contract.py test_openrlhf_any_task.py test_openrlhf_cli_and_version.py" \
+      "test_openrlhf_conformance.py test_openrlhf_examples.py" ;;
+    *) return 1 ;;
+  esac
+}
+
 release_of() {  # suite -> "adapter release venv [test files: the contract subset; none: the whole suite]"
   case "$1" in
     verl) echo "verl 0.9.1 .venv-verl" ;;
-    verl@0.7) echo "verl 0.7.1 .venv-verl-0.7 test_contract.py test_reward.py test_register.py test_conformance.py" ;;
+    verl@0.7) echo "verl 0.7.1 .venv-verl-0.7 $(contract_of verl)" ;;
     trl) echo "trl 1.16.0 .venv-trl" ;;
-    trl@1.9) echo "trl 1.9.0 .venv-trl-1.9 test_contract.py test_trainer.py test_version.py test_conformance.py" ;;
-    trl@0.20) echo "trl 0.20.0 .venv-trl-0.20 test_contract.py test_reward.py test_version.py test_conformance.py" ;;
+    trl@1.9) echo "trl 1.9.0 .venv-trl-1.9 $(contract_of trl)" ;;
+    trl@0.20) echo "trl 0.20.0 .venv-trl-0.20 $(contract_of trl)" ;;
     openrlhf) echo "openrlhf 0.11.2 .venv-openrlhf" ;;
-    openrlhf@0.10) echo "openrlhf 0.10.2 .venv-openrlhf-0.10 test_openrlhf_contract.py test_openrlhf_any_task.py" \
-      "test_openrlhf_cli_and_version.py test_openrlhf_conformance.py test_openrlhf_examples.py" ;;
+    openrlhf@0.10) echo "openrlhf 0.10.2 .venv-openrlhf-0.10 $(contract_of openrlhf)" ;;
     *) return 1 ;;
   esac
 }
@@ -39,6 +50,10 @@ release_of() {  # suite -> "adapter release venv [test files: the contract subse
 suites=()
 while [ $# -gt 0 ] && [ "$1" != "--" ]; do suites+=("$1"); shift; done
 [ "${1:-}" = "--" ] && shift
+if [ "${suites[0]:-}" = "--contract" ]; then  # --contract ADAPTER: its contract subset's test files
+  contract_of "${suites[1]:-}" || { echo "--contract verl|trl|openrlhf" >&2; exit 2; }
+  exit 0
+fi
 if [ "${suites[0]:-}" = "--list" ]; then
   echo "core - .venv"
   for suite in "${ALL[@]:1}"; do release_of "$suite" >/dev/null && echo "$suite $(release_of "$suite" | cut -d' ' -f1-3)"; done

@@ -194,6 +194,10 @@ def _config_check(args: argparse.Namespace) -> int:
         weights = ", ".join(f"{k}={v:g}" for k, v in stage["weights"].items())
         table.add_row(f"  {stage['name']}", f"steps [{stage['from_step']}, {until}): {weights}")
     console.print(table)
+    for field, why in shaper.config.estimator_problems().items():  # scoring alone needs none of it
+        console.print(f"to estimate advantages, set {field} ({why}); a trainer that knows the run's length fills "
+                      "total_steps in (VERL's planshape trainer, TRL's max_steps, OpenRLHF's launch)" if field ==
+                      "total_steps" else f"to estimate advantages: {field}: {why}", soft_wrap=True)
     return 0
 
 

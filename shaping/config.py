@@ -255,15 +255,33 @@ class ShapingConfig(_Section):
             if self.anchor_key != "state":
                 raise ValueError("anchor.similarity compares text states (anchor.by=state); the tool_calls key is a "
                                  "digest of the calls so far, equal or unrelated, never similar: remove it")
-        if takes_alpha(fn) and self.alpha.steps is None and self.total_steps is None:
-            raise ValueError(f"total_steps: estimator {self.estimator!r} decays α over the run: set total_steps "
-                             "(the run's optimizer steps) or alpha.steps")
+        return self
+
+    def estimator_problems(self) -> dict[str, str]:
+        """What estimating advantages needs from this config and does not get, by field: α's horizon for an
+        estimator that decays α, a success that can be read from the reward. Not validation errors: a route that
+        only scores (a reward function, the server, an environment, a rollout) never estimates and never asks;
+        every route that estimates asks before its first batch (``require_estimator``)."""
+        fn = plugins.estimators()[self.estimator]
+        out = {}
+        if takes_alpha(fn) and self.alpha_horizon is None:
+            out["total_steps"] = (f"estimator {self.estimator!r} decays α over the run: set total_steps (the run's "
+                                  "optimizer steps) or alpha.steps")
         if self.success.by == "pass" and getattr(fn, "uses_success", True) and not self.estimator_only:
             try:
                 success_readable_from_reward(self.schedule_object(), self.component_weights)
             except ValueError as exc:
-                raise ValueError(f"success: {exc}") from None
-        return self
+                out["success"] = str(exc)
+        return out
+
+    def require_estimator(self, where: str = "") -> None:
+        """A ``ConfigError`` naming each of ``estimator_problems`` (``where``: the route that estimates, for the
+        message), else nothing."""
+        problems = self.estimator_problems()
+        if problems:
+            raise ConfigError(f"planshape config{' for ' + where if where else ''}: estimator {self.estimator!r} "
+                              "cannot estimate advantages with it:\n  "
+                              + "\n  ".join(f"{field}: {why}" for field, why in problems.items()))
 
     @model_validator(mode="after")
     def _stages_fit_the_run(self) -> ShapingConfig:

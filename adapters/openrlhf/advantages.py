@@ -192,6 +192,7 @@ def wrap_trainer_init(original: Callable[..., None]) -> Callable[..., None]:
         loader = getattr(self, "prompts_dataloader", None)  # PPOTrainer has one; the async TrainingActor not
         prompts = len(loader.dataset) if loader is not None and hasattr(loader, "dataset") else None
         shaper = shaper_from_env(global_steps(self.args, prompts))
+        shaper.require_estimator("the planshape setup hook")
         check_success_flag(shaper)
         check_anchors(shaper)
         check_step_rewards(shaper)

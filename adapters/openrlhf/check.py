@@ -170,6 +170,7 @@ def check_launch(argv: Sequence[str], config: str) -> Report:
     _files(agent, rewards, report)
     try:
         shaper = run_shaper(config, run_steps)  # what the setup hook will build
+        shaper.require_estimator("the planshape setup hook")
         check_success_flag(shaper)
         check_anchors(shaper)
     except ConfigError as exc:

@@ -36,5 +36,9 @@ def check_launch(config: str | Mapping[str, Any], max_steps: int) -> Report:
     except ConfigError as exc:
         report.errors.append(f"planshape config: {exc}")
         return report
+    needs = shaper.config.estimator_problems()  # only the trainer estimates: the reward alone needs none of it
+    if needs and SUPPORT.has(PLANPO, version):
+        report.warnings.append("PlanPOTrainer would refuse this config (PlanshapeReward alone needs none of it): "
+                               + "; ".join(f"{field}: {why}" for field, why in needs.items()))
     check_shaper(shaper, report)
     return report

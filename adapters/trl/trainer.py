@@ -221,4 +221,5 @@ def checked_shaper(shaper: Shaper, args: Any) -> Shaper:
                        "per-token advantages that gate acts per token", args.loss_type,
                        args.off_policy_mask_threshold)
     trained = Shaper.from_mapping(settings, args.max_steps, "GRPOConfig.max_steps")  # re-validated
+    trained.require_estimator("PlanPOTrainer")
     return shaper if trained.config == config else trained

@@ -112,6 +112,7 @@ def compute_planpo_advantage(token_level_rewards: torch.Tensor, response_mask: t
     if index is None:
         raise ValueError("planpo needs the prompt-group ids (VERL passes them as 'index' from the batch's 'uid')")
     shaper = run_shaper(algorithm_block(config))
+    shaper.require_estimator(f"algorithm.adv_estimator={NAME}")
     refuse(algorithm_refusals(config, shaper))
     if shaper.success_flag is not None and success is None:
         raise ConfigError(flag_refusal(shaper.success_flag))

@@ -149,6 +149,7 @@ class PlanshapeSteps(_VerlTrainer):
         self.shaper = align_total_steps(self.config, int(self.total_training_steps),
                                         run_source(self.config, self.steps_per_epoch))
         if str(self.config.algorithm.adv_estimator) == "planpo":  # refused before the first rollout
+            self.shaper.require_estimator(f"algorithm.adv_estimator={advantages.NAME}")
             manager = self.config.reward.reward_manager
             refuse(algorithm_refusals(self.config.algorithm, self.shaper)
                    + reward_refusals(self.config, self.shaper, str(manager.get("name"))))

@@ -14,9 +14,11 @@ not read them declares so (``reads_step_rewards``), and the facade refuses a bat
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
+from types import ModuleType
 from typing import Any
 
 import numpy as np
@@ -137,7 +139,14 @@ def _normalise(x: np.ndarray, segment: np.ndarray, w: np.ndarray | None, count: 
                eps: float, min_members: int = 2) -> np.ndarray:
     """``segment_normalise`` with its per-entry work cut to the minimum: ``x`` already holds 0 for non-members,
     ``w`` is the members' 1/0 weights (None: every entry is a member) and ``count`` the members per segment.
-    Per-segment terms are formed per segment and gathered once; the values are those of the plain formula."""
+    Per-segment terms are formed per segment and gathered once; the values are those of the plain formula. A
+    large batch takes the compiled kernel (``segment_kernels``: the same values in three passes)."""
+    kernels = _segment_kernels() if len(x) >= _COMPILED_FROM else None
+    if kernels is not None:
+        return kernels.normalise(np.asarray(x, dtype=np.float64), np.asarray(segment, dtype=np.int64),
+                                 np.empty(0) if w is None else np.asarray(w, dtype=np.float64),
+                                 np.asarray(count, dtype=np.float64), bool(use_std), float(eps), int(min_members),
+                                 np.empty(len(x)))
     mean = np.bincount(segment, weights=x, minlength=len(count)) / np.maximum(count, 1.0)
     dev = x - mean[segment]
     if w is not None:
@@ -149,6 +158,20 @@ def _normalise(x: np.ndarray, segment: np.ndarray, w: np.ndarray | None, count: 
     if small.any():
         dev[small[segment]] = 0.0
     return dev
+
+
+_COMPILED_FROM = 4096  # per-turn entries from which the compiled kernels run: below, numpy is as fast
+
+
+@functools.cache
+def _segment_kernels() -> ModuleType | None:
+    """The compiled per-turn kernels (the same values as the numpy code here), imported on first use (numba loads
+    in about a second); None without numba."""
+    try:
+        from . import segment_kernels
+    except ImportError:  # numba rejected by the environment: numpy does the same work, slower
+        return None
+    return segment_kernels
 
 
 def grpo(rollouts: Rollouts, norm_by_std: bool = True, eps: float = 1e-6, reward: str = "outcome") -> Advantages:
@@ -236,6 +259,11 @@ def planpo(
         np.minimum.at(floor, g[ok], re[ok])
         re = np.where(ok, re, np.minimum(np.maximum(r, 0.0) / turn_cap, floor[g]))
     a_e = _normalise(re, g, None, np.bincount(g, minlength=n_groups).astype(np.float64), use_std, eps)
+    kernels = _segment_kernels() if grouping != "task" and len(rollouts.lengths) >= _COMPILED_FROM else None
+    if kernels is not None:  # the turn term below, compiled: the same values (segment_kernels.planpo_turns)
+        a_s, per_turn = kernels.planpo_turns(g, T, ok, np.where(ok, r, 0.0), rollouts.lengths,
+                                             GROUPINGS.index(grouping), use_std, float(eps), float(alpha), a_e)
+        return Advantages(a_e, a_s, per_turn, float(alpha))
 
     # Per-turn arrays are built by repeating per-trajectory values T_i times (cheaper than gathering through
     # ``owner``), and each segment's member count comes from the turn counts, not from a pass over the turns.

@@ -7,11 +7,10 @@ import argparse
 from collections.abc import Mapping
 from typing import Any
 
-from ..config import as_mapping
 from ..splits import PLANNER_R1_VAL_SIZE
 from .shaper import Shaper
 
-DATA_CONFIG = '{"database": "sample", "estimator": "grpo"}'
+DATA_CONFIG = '{"database": "sample"}'
 """A data step's default config: the rows depend on the prompt alone, not on the database or the estimator."""
 
 
@@ -51,9 +50,6 @@ def print_written(written: Mapping[str, Mapping[str, Any]], load: str) -> None:
 
 
 def data_shaper(config: Any) -> Shaper:
-    """The ``Shaper`` of a data step: the run's config, validated, before the run's length is known (a
-    ``total_steps`` it leaves unset is not needed for prompts)."""
-    settings = as_mapping(config)
-    if isinstance(settings, Mapping) and settings.get("total_steps") is None:
-        settings = {**settings, "total_steps": 1 << 30}
-    return Shaper.from_mapping(settings)
+    """The ``Shaper`` of a data step: the run's config, validated (what only estimating needs, such as
+    ``total_steps``, is not asked: prompts do not depend on it)."""
+    return Shaper.from_mapping(config)

@@ -39,7 +39,7 @@ class Description:
         decay = self.alpha_decay
         estimator = {
             "estimator": self.config.estimator, "estimator_options": dict(self.config.estimator_options),
-            "alpha": ({"init": decay.init, "final": decay.final, "steps": decay.steps}
+            "alpha": ({"init": decay.init, "final": decay.final, "steps": self.config.alpha_horizon}
                       if takes_alpha(self.estimator) else None),
             "success": self.config.success.model_dump(exclude_none=True),
             "anchor": ({"by": self.config.anchor_key, "field": self.config.anchor.field,

@@ -131,13 +131,13 @@ def episode_records(shaper: Shaper, paths: Sequence[str | Path], split: str = "a
 def shared_shaper(settings: Mapping[str, Any] | str) -> Shaper:
     """The process's ``Shaper`` for an environment's planshape settings (a mapping, YAML/JSON text or file):
     ``Shaper.shared``, so an environment server's sessions, worker processes and tool servers share one store.
-    An environment evaluates episodes, so ``total_steps`` defaults to 1, as for ``planshape rollout``."""
+    An environment only scores episodes, so what estimating needs (``total_steps``) is not asked."""
     from .shaper import Shaper
 
     mapping = as_mapping(settings)
     if not isinstance(mapping, Mapping):
         raise ValueError(f"planshape settings must be a mapping, got {type(mapping).__name__}")
-    return Shaper.shared({"total_steps": 1, **mapping}, run_source="the environment")
+    return Shaper.shared(mapping, run_source="the environment")
 
 
 def tool_function(schema: Mapping[str, Any], call: Callable[[str, dict[str, Any]], str]) -> Callable[..., str]:

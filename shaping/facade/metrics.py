@@ -67,15 +67,26 @@ class MetricNames:
     def advantage_stats(self, result: Advantages, turns: np.ndarray, lengths: np.ndarray, success: np.ndarray,
                         groups: np.ndarray) -> dict[str, float]:
         """Every name of ``advantage_metric_names`` for one batch, each trajectory counted once (``groups``:
-        dense group codes per trajectory)."""
-        per_group = np.bincount(groups, weights=success.astype(np.float64))
+        dense group codes per trajectory). A trajectory without an assistant token is no sample: a trainer's
+        padding row (VERL pads a batch to a multiple of its data-parallel size) or an empty response is left
+        out of every statistic, as it has no turn to average (``real_trajectories``)."""
+        real = real_trajectories(turns)
+        per_group = np.bincount(groups[real], weights=success[real].astype(np.float64), minlength=len(groups))
+        present = np.bincount(groups[real], minlength=len(groups)) > 0
         values: dict[str, Any] = {
-            "alpha": result.alpha, "adv_e_mean": _mean(result.trajectory), "adv_e_std": _std(result.trajectory),
-            "adv_s_mean": _mean(result.turn), "adv_s_std": _std(result.turn), "turns_mean": _mean(turns),
-            "turns_max": float(turns.max(initial=0)), "turn_tokens_mean": _mean(lengths),
-            "success_rate": _mean(success.astype(np.float64)), "groups_multi_success": _mean(per_group >= 2),
+            "alpha": result.alpha, "adv_e_mean": _mean(result.trajectory[real]),
+            "adv_e_std": _std(result.trajectory[real]), "adv_s_mean": _mean(result.turn),
+            "adv_s_std": _std(result.turn), "turns_mean": _mean(turns[real]), "turns_max": float(turns.max(initial=0)),
+            "turn_tokens_mean": _mean(lengths), "success_rate": _mean(success[real].astype(np.float64)),
+            "groups_multi_success": _mean(per_group[present] >= 2),
         }
         return {name: float(values[name.removeprefix(PREFIX)]) for name in self.advantage_metric_names}
+
+
+def real_trajectories(turns: np.ndarray) -> np.ndarray:
+    """Which trajectories are samples: those with at least one assistant turn (per-turn values, lengths and A^S,
+    hold nothing of the others)."""
+    return np.asarray(turns) > 0
 
 
 def _mean(x: np.ndarray) -> float:

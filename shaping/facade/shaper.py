@@ -163,12 +163,22 @@ class Shaper(Reweighing, SuccessRule, MetricNames, AgentSide, Description, Proce
 
     # --- job 2: advantages -----------------------------------------------------------------------------------
 
+    def require_estimator(self, where: str = "") -> None:
+        """What estimating needs and a scoring-only config may leave out (``total_steps`` for α's decay, a success
+        readable from the reward): a ``ConfigError`` naming it. Every route that estimates calls this when it
+        starts (and ``advantages`` / ``estimate`` before each batch); routes that only score never do."""
+        self.config.require_estimator(where)
+
     def alpha(self, step: int) -> float:
         """PlanPO's α(k) at ``step`` (0 for an estimator without α)."""
-        return self.alpha_decay(as_step(step)) if takes_alpha(self.estimator) else 0.0
+        if not takes_alpha(self.estimator):
+            return 0.0
+        self.require_estimator()
+        return self.alpha_decay(as_step(step))
 
     def estimator_options(self, step: int) -> dict[str, Any]:
         """The estimator's keyword arguments at ``step``: the config's options, and α(step) when it takes α."""
+        self.require_estimator()
         options = dict(self.config.estimator_options)
         if takes_alpha(self.estimator):
             options["alpha"] = self.alpha(step)

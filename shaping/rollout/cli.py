@@ -27,7 +27,7 @@ def need(module: str, command: str) -> None:
 
 def shaper_from(args: argparse.Namespace, console: Console) -> Shaper:
     """The ``--config`` file's planshape settings with ``--database`` on top (the sample world when neither
-    names one). A rollout trains nothing, so the α horizon a config for training must state defaults here."""
+    names one). A rollout only scores, so what estimating needs (``total_steps``) is not asked."""
     from planshape.shaping import Shaper, ShapingConfig  # on use: `planshape --help` stays quick
     from planshape.shaping.config import SAMPLE_WORLD, as_mapping
 
@@ -37,7 +37,6 @@ def shaper_from(args: argparse.Namespace, console: Console) -> Shaper:
     if "database" not in settings:
         console.print("[dim]no --database given: using the bundled sample world[/dim]")
         settings["database"] = SAMPLE_WORLD
-    settings.setdefault("total_steps", 1)
     return Shaper(ShapingConfig.from_mapping(settings))
 
 

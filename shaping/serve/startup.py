@@ -25,7 +25,6 @@ def serve_shaper(config: Any, workers: int | None, open_now: bool = True) -> Sha
         raise ValueError("the planshape config has no database, so there is nothing to serve: add database: (the "
                          "TravelPlanner database directory or store file on this machine)")
     settings: dict[str, Any] = dict(source)
-    settings.setdefault("total_steps", 1)  # the α horizon: no advantages are computed here
     settings["workers"] = workers if workers is not None else max(1, int(settings.get("workers") or 0))
     shaper = Shaper(ShapingConfig.from_mapping(settings))
     if not open_now:
