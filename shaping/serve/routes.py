@@ -1,19 +1,27 @@
 """The reward service, free of any web framework: a request in (``Call``), a JSON or text reply out.
 
-The aiohttp app (``app``) and the Ray Serve deployment (``ray_deployment``) are thin shims over ``Service.handle``,
-so both answer exactly the same routes the same way:
+The aiohttp front (``app``) and the Ray Serve deployment (``ray_deployment``) are thin shims over
+``Service.handle``, so both answer exactly the same routes the same way:
 
-=========================  =============================================================================
-``POST /get_reward``       OpenRLHF's batch (``--reward.remote_url http://HOST:PORT/get_reward``)
-``POST /`` , ``/reward``   slime / miles' one sample (``--rm-url http://HOST:PORT/reward``)
-``POST /seed_session``     NeMo Gym, before every rollout (nothing to seed: ``{}``)
-``POST /verify``           NeMo Gym's verify request
-``GET /health``            liveness and the scoring side's state (no token needed; it says nothing secret)
-``GET /metrics``           Prometheus text
-=========================  =============================================================================
+==============================  ========================================================================
+``POST /get_reward``            OpenRLHF's batch (``--reward.remote_url http://HOST:PORT/get_reward``)
+``POST /`` , ``/reward``        slime / miles' one sample (``--rm-url http://HOST:PORT/reward``)
+``POST /seed_session``          NeMo Gym, before every rollout (sets the session cookie)
+``POST /<tool>``                NeMo Gym's tool calls (``search_flights``, ... ``calculator``): the toolbox
+``POST /verify``                NeMo Gym's verify request
+``POST /close_session``         NeMo Gym's Environment Server, after every rollout
+``POST /aggregate_metrics``     NeMo Gym, at the end of a rollout collection
+``GET /reverify_mode``          NeMo Gym: ``"stateless"`` (a verify reply depends on its request alone)
+``GET /health``                 liveness and the scoring side's state (no token needed; it says nothing secret)
+``GET /metrics``                Prometheus text
+==============================  ========================================================================
 
 Any route also answers under ``/t/<token>/``. Order of work: access (403/401) before the body is read, then
 the size limit (413), then the format (400), then scoring, which cannot fail a request.
+
+The front does as little as it can per sample: it splits an OpenRLHF batch; everything else a sample costs
+(the label, the score, the reply) is done by a scoring process (``worker``), whose result comes back ready to
+send. No line is logged per request unless asked (``log_requests``).
 
 The step of a request: its ``step`` field (OpenRLHF and slime bodies; planshape's VERL and TRL clients send
 it), else the ``X-Planshape-Step`` header, else the server's ``--step``.
@@ -21,23 +29,38 @@ it), else the ``X-Planshape-Step`` header, else the server's ``--step``.
 
 from __future__ import annotations
 
+import asyncio
+import json
 import logging
+import os
 import time
-from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
-from ..facade import Shaper
+from ..budget import Failed
+from ..facade import SampleScore, Shaper
 from .auth import Guard
 from .limits import Limits, parse_json
 from .metrics import CONTENT_TYPE, Metrics
-from .scoring import Batcher
-from .wire import BadRequest, nemo_reply, openrlhf_reply, read_nemo, read_openrlhf, read_slime, score_fields
+from .wire import (
+    REVERIFY_MODE,
+    SESSION_COOKIE,
+    BadRequest,
+    aggregate_metrics,
+    close_reply,
+    nemo_reply,
+    read_openrlhf,
+    request_step,
+    score_fields,
+    seed_reply,
+)
 
 log = logging.getLogger("planshape.serve")
 
 STEP_HEADER = "X-Planshape-Step"
 JSON = "application/json"
+TEXT = "text/plain; charset=utf-8"
 
 
 @dataclass
@@ -55,41 +78,53 @@ class Call:
 @dataclass
 class Reply:
     status: int
-    body: Any  # a JSON value, or bytes for text replies
+    body: Any  # a JSON value, or bytes sent as they are (JSON already encoded, or text)
     content_type: str = JSON
+    headers: dict[str, str] = field(default_factory=dict)
 
 
-POST_ROUTES = ("/get_reward", "/", "/reward", "/seed_session", "/verify")
-GET_ROUTES = ("/health", "/metrics")
+POST_ROUTES = ("/get_reward", "/", "/reward", "/seed_session", "/verify", "/close_session", "/aggregate_metrics")
+GET_ROUTES = ("/health", "/metrics", "/reverify_mode")
 
 
 class Service:
-    """One ``Shaper`` behind the three wire formats (build it inside a running event loop's process)."""
+    """One server's routes over a scoring pool (``pool``: ``pool.AsyncPool`` or ``InlinePool`` of
+    ``worker.Worker``); ``shaper`` is the front's (metric names, and the zero score of a sample whose scoring
+    process died or ran past its budget). Build it inside the running event loop's process."""
 
-    def __init__(self, shaper: Shaper, guard: Guard | None = None, limits: Limits | None = None,
-                 default_step: int = 0):
+    def __init__(self, shaper: Shaper, pool: Any, guard: Guard | None = None, limits: Limits | None = None,
+                 default_step: int = 0, log_requests: bool = False, metrics: Metrics | None = None,
+                 front: tuple[int, int] = (0, 1)):
         self.shaper = shaper
+        self.pool = pool
         self.guard = guard or Guard()
         self.limits = limits or Limits()
-        self.metrics = Metrics()
-        self.batcher = Batcher(shaper, default_step)
+        self.default_step = default_step
+        self.log_requests = log_requests
+        self.metrics = metrics or Metrics()
+        self.front = front
+        self.tools = frozenset(s["function"]["name"] for s in shaper.tool_schemas)
         self.started = time.time()
+        self._names = shaper.metric_names
+        self._empty_openrlhf = json.dumps({"rewards": [], "scores": [], "extra_logs": {n: [] for n in self._names}},
+                                          separators=(",", ":")).encode()
 
     async def handle(self, call: Call) -> Reply:
         start = time.perf_counter()
         route, path_token = self.guard.split(call.path)
-        known = route in POST_ROUTES or route in GET_ROUTES
+        known = route in POST_ROUTES or route in GET_ROUTES or route[1:] in self.tools
         label = route if known else "other"
         try:
             reply = await self._route(call, route, path_token)
         except BadRequest as exc:
-            reply = Reply(exc.status, {"error": str(exc)})
+            reply = Reply(exc.status, {"error": self.guard.redact(str(exc))})
         except Exception as exc:  # noqa: BLE001 - a bug here must not become a traceback page or a dead server
             log.exception("internal error on %s", label)
             reply = Reply(500, {"error": f"internal error ({type(exc).__name__}); the server keeps serving"})
-        self.metrics.requests.labels(label, str(reply.status)).inc()
-        self.metrics.latency.labels(label).observe(time.perf_counter() - start)
-        log.info("%s %s -> %d (%.1f ms)", call.method, label, reply.status, 1e3 * (time.perf_counter() - start))
+        took = time.perf_counter() - start
+        self.metrics.request(label, reply.status, took)
+        if self.log_requests:
+            log.info("%s %s -> %d (%.1f ms)", call.method, label, reply.status, 1e3 * took)
         return reply
 
     async def _route(self, call: Call, route: str, path_token: str | None) -> Reply:
@@ -101,33 +136,103 @@ class Service:
         if route in GET_ROUTES:
             if call.method != "GET":
                 raise BadRequest(f"{route} takes GET, not {call.method}", 405)
-            self.metrics.waiting.set(self.batcher.waiting)
-            self.metrics.restarts.set(self.batcher.restarts)
+            if route == "/reverify_mode":
+                return Reply(200, REVERIFY_MODE)
+            self.metrics.pool_state(self.pool.waiting, self.pool.restarts)
             return Reply(200, self.metrics.text(), CONTENT_TYPE)
-        if route not in POST_ROUTES:
-            raise BadRequest(f"no route {route!r}: POST /get_reward (OpenRLHF), / or /reward (slime), "
-                             "/seed_session and /verify (NeMo Gym); GET /health, /metrics", 404)
+        tool = route[1:] in self.tools
+        if route not in POST_ROUTES and not tool:
+            raise BadRequest(f"no route {route[:80]!r}: POST /get_reward (OpenRLHF), / or /reward (slime), "
+                             "/seed_session, /verify, /close_session, /aggregate_metrics and the tools (NeMo Gym); "
+                             "GET /health, /metrics, /reverify_mode", 404)
         if call.method != "POST":
             raise BadRequest(f"{route} takes POST, not {call.method}", 405)
         self.limits.check_length(call.headers.get("Content-Length"))
-        body = parse_json(await call.read_body(self.limits.max_body_bytes))
+        body = await call.read_body(self.limits.max_body_bytes)
         step = self._header_step(call.headers)
+        if tool:
+            return await self._tool(route[1:], body)
         if route == "/get_reward":
-            samples = read_openrlhf(body, self.limits.max_samples)
-            scores = await self.batcher.score(samples, step)
-            self.metrics.scored("openrlhf", scores)
-            return Reply(200, openrlhf_reply(self.shaper, scores))
-        if route == "/seed_session":
-            if not isinstance(body, Mapping):
-                raise BadRequest("the request body must be a JSON object (NeMo Gym's run request)")
-            return Reply(200, {})
+            return await self._openrlhf(body, step)
         if route == "/verify":
-            (score,) = await self.batcher.score([read_nemo(body)], step)
-            self.metrics.scored("nemo_gym", [score])
-            return Reply(200, nemo_reply(body, score))
-        (score,) = await self.batcher.score([read_slime(body)], step)
-        self.metrics.scored("slime", [score])
-        return Reply(200, score_fields(score))
+            return await self._scored_body("verify", "nemo_gym", body, step)
+        if route in ("/", "/reward"):
+            return await self._scored_body("slime", "slime", body, step)
+        parsed = parse_json(body)
+        if route == "/seed_session":
+            reply, session = seed_reply(parsed)
+            cookie = f"{SESSION_COOKIE}={session or os.urandom(16).hex()}; Path=/; HttpOnly; SameSite=Lax"
+            return Reply(200, reply, headers={"Set-Cookie": cookie})
+        if route == "/close_session":
+            return Reply(200, close_reply(parsed))
+        return Reply(200, aggregate_metrics(parsed, self._names))
+
+    # --- the routes that score -------------------------------------------------------------------------------
+
+    async def _openrlhf(self, body: bytes, header_step: int | None) -> Reply:
+        samples = read_openrlhf(parse_json(body), self.limits.max_samples)
+        if not samples:
+            return Reply(200, self._empty_openrlhf)
+        steps = [s.step if s.step is not None else self._step(header_step) for s in samples]
+        if len(samples) == 1:  # OpenRLHF 0.11 sends one sample a request: its reply comes back whole
+            result = await self.pool.run("openrlhf", samples[0].text, samples[0].label, steps[0])
+            if not isinstance(result, Failed):
+                _, failure, reply = result
+                self.metrics.scored("openrlhf", (failure,))
+                return Reply(200, reply)
+            results = [result]
+        else:
+            results = await asyncio.gather(*(self.pool.run("sample", s.text, s.label, step)
+                                             for s, step in zip(samples, steps, strict=True)))
+        rows = [self._row(r, s.label, step) for r, s, step in zip(results, samples, steps, strict=True)]
+        self.metrics.scored("openrlhf", [r[0] for r in rows])
+        columns = {name: [r[3][k] for r in rows] for k, name in enumerate(self._names)}
+        return Reply(200, {"rewards": [r[1] for r in rows], "scores": [float(r[2]) for r in rows],
+                           "extra_logs": columns})
+
+    def _row(self, result: Any, label: Any, step: int) -> tuple[str, float, bool, Sequence[float]]:
+        """A sample's (failure, reward, success, metric values) from its worker, or its zero score."""
+        if isinstance(result, Failed):
+            score = self.shaper.unscored(step, result.kind, result.reason, label)
+            metrics = score.metrics()
+            return score.failure, 0.0, False, [metrics[n] for n in self._names]
+        return result[1], result[2], result[3], result[4]
+
+    async def _scored_body(self, kind: str, wire_format: str, body: bytes, header_step: int | None) -> Reply:
+        """slime's and NeMo Gym's one sample: the body goes to a worker as it came and its reply comes back
+        whole; only when its scoring process died or ran past its budget is the reply built here."""
+        result = await self.pool.run(kind, body, self._step(header_step))
+        if isinstance(result, Failed):
+            return self._failed_reply(kind, wire_format, body, header_step, result)
+        if result[0] == "bad":
+            return Reply(result[1], {"error": result[2]})
+        self.metrics.scored(wire_format, (result[1],))
+        return Reply(200, result[2])
+
+    def _failed_reply(self, kind: str, wire_format: str, body: bytes, header_step: int | None,
+                      failed: Failed) -> Reply:
+        request = parse_json(body)
+        if not isinstance(request, Mapping):
+            raise BadRequest("the request body must be a JSON object")
+        step = request_step(request)
+        label = request.get("label")
+        score: SampleScore = self.shaper.unscored(step if step is not None else self._step(header_step),
+                                                  failed.kind, failed.reason, label)
+        self.metrics.scored(wire_format, (score.failure,))
+        return Reply(200, nemo_reply(request, score) if kind == "verify" else score_fields(score))
+
+    async def _tool(self, name: str, body: bytes) -> Reply:
+        result = await self.pool.run("tool", name, body)
+        if isinstance(result, Failed):
+            text = f"Error: the {name} call failed ({result.kind}: {result.reason})"
+        else:
+            text = result[1]
+        return Reply(200, text.encode("utf-8", "replace"), TEXT)
+
+    # --- the rest ------------------------------------------------------------------------------------------
+
+    def _step(self, header_step: int | None) -> int:
+        return header_step if header_step is not None else self.default_step
 
     def _header_step(self, headers: Mapping[str, str]) -> int | None:
         value = headers.get(STEP_HEADER)
@@ -140,10 +245,11 @@ class Service:
                              f"got {value[:40]!r}") from None
 
     def health(self) -> dict[str, Any]:
-        return {"status": "ok" if not self.batcher.last_error else "degraded", "workers": self.shaper.config.workers,
-                "worker_restarts": self.batcher.restarts, "samples_waiting": self.batcher.waiting,
-                "uptime_s": round(time.time() - self.started, 1), "last_error": self.batcher.last_error}
+        index, fronts = self.front
+        return {"status": "ok" if not self.pool.last_error else "degraded", "workers": self.pool.size,
+                "worker_restarts": self.pool.restarts, "samples_waiting": self.pool.waiting,
+                "front": index, "fronts": fronts, "uptime_s": round(time.time() - self.started, 1),
+                "last_error": self.pool.last_error}
 
     def close(self) -> None:
-        self.batcher.close()
-        self.shaper.close()
+        self.pool.close()
