@@ -98,7 +98,8 @@ class EpisodeCalls(Middleware):
 
     async def on_call_tool(self, context: Any, call_next: Any) -> ToolResult:
         message = context.message
-        return ToolResult(content=self.call(message.name, message.arguments))
+        text = self.call(message.name, message.arguments)
+        return ToolResult(content=text, structured_content={"result": text})  # as FastMCP's own str tools answer
 
 
 class TravelPlannerEnvironment(MCPEnvironment):
