@@ -140,7 +140,7 @@ class Service:
                 return Reply(200, REVERIFY_MODE)
             self.metrics.pool_state(self.pool.waiting, self.pool.restarts)
             return Reply(200, self.metrics.text(), CONTENT_TYPE)
-        tool = route[1:] in self.tools
+        tool = route[1:] in self.tools or self._session_call(route, call.headers)
         if route not in POST_ROUTES and not tool:
             raise BadRequest(f"no route {route[:80]!r}: POST /get_reward (OpenRLHF), / or /reward (slime), "
                              "/seed_session, /verify, /close_session, /aggregate_metrics and the tools (NeMo Gym); "
@@ -230,6 +230,13 @@ class Service:
         return Reply(200, text.encode("utf-8", "replace"), TEXT)
 
     # --- the rest ------------------------------------------------------------------------------------------
+
+    @staticmethod
+    def _session_call(route: str, headers: Mapping[str, str]) -> bool:
+        """A POST to ``/<name>`` from a NeMo Gym episode (it carries the cookie ``/seed_session`` set) is a tool
+        call, known tool or not: an unknown name is answered as the toolbox answers it, as in every standard."""
+        return (route not in POST_ROUTES and route.count("/") == 1 and len(route) > 1
+                and f"{SESSION_COOKIE}=" in headers.get("Cookie", ""))
 
     def _step(self, header_step: int | None) -> int:
         return header_step if header_step is not None else self.default_step
