@@ -1,18 +1,20 @@
 """The reward server's CPU cost per sample vs the in-process facade, same run, on the same samples.
 
     python benchmarks/bench_serve.py [--database DIR] [--train CSV] [--samples N] [--concurrency C]
-                                     [--workers 1,2] [--batch 20] [--node-cores 32]
+                                     [--workers 1,2] [--batch 20] [--repeats 3] [--node-cores 32]
 
-Workloads: the 45 train gold answers (each a full passing plan: every check runs), and fuzzed outputs
-(``tests/adapter_fuzz.model_text`` on the gold answers: truncations, hostile shapes; most fail early), each
-repeated to ``--samples``. Baseline: ``Shaper.score_batch`` in this process. Served: ``planshape serve --workers
-W`` on 127.0.0.1, sent as OpenRLHF sends them, one sample a request and ``--batch`` samples a request,
-``--concurrency`` requests in flight over aiohttp. Every served reward must equal the in-process one (exit 1
-otherwise).
+Workloads: the 45 train gold answers (each a full passing plan: every check runs), fuzzed outputs
+(``tests/adapter_fuzz.model_text`` on the gold answers: truncations, hostile shapes; most fail early), and the two
+interleaved (``mixed``), each ``--samples`` long. Baseline: ``Shaper.score_batch`` in this process (and, as a
+second line, with ``metrics()`` of every score: what an in-process adapter logs, and what every reply carries).
+Served: ``planshape serve --workers W`` on 127.0.0.1, sent as OpenRLHF sends them, one sample a request and
+``--batch`` samples a request, ``--concurrency`` requests in flight over aiohttp. Every served reward must equal
+the in-process one (exit 1 otherwise).
 
 The machine is shared, so the figures are CPU time, not wall clock: user + system time of this process (in
 process) and of every process of the server (its fronts and their scoring workers; the client is not counted),
-per sample, and the ratio to in-process side by side. ``front`` is what the front processes spend per sample,
+per sample, and the ratio to in-process side by side. Each figure is the median of ``--repeats`` runs, with the
+spread (lowest-highest) of the served total. ``front`` is what the front processes spend per sample,
 ``workers`` what the scoring processes spend; their ratio says how many workers one front keeps busy
 (``WORKERS_PER_FRONT``, the default ``--fronts``), and the last lines size a CPU node group by it.
 """
@@ -22,6 +24,7 @@ import argparse
 import asyncio
 import os
 import random
+import statistics
 import sys
 import time
 from pathlib import Path
@@ -94,8 +97,9 @@ def workloads(shaper: Shaper, records: list[dict], n: int) -> dict[str, tuple[li
     rng = random.Random(0)
     fuzzed = [model_text(rng, gold[i % len(gold)])[:50_000] for i in range(n)]
     pick = [i % len(gold) for i in range(n)]
-    return {"gold": ([gold[i] for i in pick], [labels[i] for i in pick], [prompts[i] for i in pick]),
-            "fuzzed": (fuzzed, [labels[i] for i in pick], [prompts[i] for i in pick])}
+    mixed = [gold[i % len(gold)] if i % 2 == 0 else fuzzed[i] for i in range(n)]
+    same = ([labels[i] for i in pick], [prompts[i] for i in pick])
+    return {"gold": ([gold[i] for i in pick], *same), "fuzzed": (fuzzed, *same), "mixed": (mixed, *same)}
 
 
 async def drive(url: str, texts: list[str], labels: list[str], prompts: list[str], concurrency: int,
@@ -120,70 +124,115 @@ async def drive(url: str, texts: list[str], labels: list[str], prompts: list[str
         return time.perf_counter() - start, rewards
 
 
+def in_process(shaper: Shaper, texts: list[str], labels: list[str]) -> tuple[float, float, float, list[float]]:
+    """One run: (CPU s per sample of score_batch, the same with metrics() of each score, samples/s wall, the
+    rewards)."""
+    start, cpu = time.perf_counter(), time.process_time()
+    scores = shaper.score_batch([t + QWEN_EOS for t in texts], labels, 0)
+    wall = len(texts) / (time.perf_counter() - start)
+    plain = (time.process_time() - cpu) / len(texts)
+    cpu = time.process_time()
+    for score in shaper.score_batch([t + QWEN_EOS for t in texts], labels, 0):
+        score.metrics()
+    return plain, (time.process_time() - cpu) / len(texts), wall, [s.reward for s in scores]
+
+
+def served(server: Server, texts: list[str], labels: list[str], prompts: list[str], concurrency: int,
+           batch: int) -> tuple[float, float, float, list[float]]:
+    """One run: (front CPU s per sample, workers' CPU s per sample, samples/s wall, the rewards)."""
+    fronts, pool = split_pids(server.process.pid)
+    before = cpu_seconds(fronts), cpu_seconds(pool)
+    took, rewards = asyncio.run(drive(server.url + "/get_reward", texts, labels, prompts, concurrency, batch))
+    return ((cpu_seconds(fronts) - before[0]) / len(texts), (cpu_seconds(pool) - before[1]) / len(texts),
+            len(texts) / took, rewards)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--database", default=str(SHARED / "database"))
     ap.add_argument("--train", default=str(SHARED / "train.csv"))
-    ap.add_argument("--samples", type=int, default=900)
+    ap.add_argument("--samples", type=int, default=450)
     ap.add_argument("--concurrency", type=int, default=32)
     ap.add_argument("--workers", default="1,2")
     ap.add_argument("--batch", type=int, default=20, help="samples a request in the batched runs")
+    ap.add_argument("--repeats", type=int, default=5, help="rounds; the median of each figure is printed")
+    ap.add_argument("--workloads", default="gold,fuzzed,mixed")
     ap.add_argument("--node-cores", type=int, default=32, help="cores of a CPU node, for the sizing lines")
     args = ap.parse_args()
 
     config = {"database": args.database, "estimator": "grpo", "total_steps": 100}
     shaper = Shaper.from_mapping(config)
     records = Shaper.read_queries(args.train)
-    loads = workloads(shaper, records, args.samples)
-    print(f"{os.cpu_count()} CPU(s); {args.samples} samples per workload; {args.concurrency} requests in flight\n")
-    print("CPU ms: per sample (user + system); in process: this process; served: the server's fronts + its scoring "
-          "workers (the client not counted). vs in-process: the served CPU per sample over the in-process one.\n")
-    print(f"{'workload':8} {'path':30} {'CPU ms':>8} {'front':>7} {'workers':>8} {'vs in-process':>14} "
-          f"{'samples/s/core':>15} {'wall samples/s':>15}")
-    ok = True
-    ratios: dict[str, float] = {}
+    loads = {k: v for k, v in workloads(shaper, records, args.samples).items() if k in args.workloads.split(",")}
+    counts = sorted({int(w) for w in args.workers.split(",")})
+    batches = (1, args.batch)
+    print(f"{os.cpu_count()} CPU(s), load average {os.getloadavg()[0]:.1f}; {args.samples} samples per workload; "
+          f"{args.concurrency} requests in flight; {args.repeats} rounds, each running every path once in turn "
+          "(in process, then each server), so that the load of the moment weighs on all alike\n")
     tmp = Path(os.environ.get("TMPDIR", "/tmp")) / f"bench_serve_{os.getpid()}"
-    for name, (texts, labels, prompts) in loads.items():
-        shaper.score_batch(texts[:45], labels[:45], 0)  # warm: the store is open, every query seen once
-        start, cpu = time.perf_counter(), time.process_time()
-        expected = [s.reward for s in shaper.score_batch([t + QWEN_EOS for t in texts], labels, 0)]
-        wall = time.perf_counter() - start
-        inline = (time.process_time() - cpu) / len(texts)
-        print(f"{name:8} {'in-process (score_batch)':30} {1e3 * inline:8.3f} {'':>7} {'':>8} {'1.00x':>14} "
-              f"{1 / inline:15.0f} {len(texts) / wall:15.0f}")
-        for workers in sorted({int(w) for w in args.workers.split(",")}):
-            srv = Server(config, tmp / f"{name}-{workers}", "--workers", str(workers))
-            try:
-                url = srv.url + "/get_reward"
-                for batch in (1, args.batch):
-                    asyncio.run(drive(url, texts[:90], labels[:90], prompts[:90], 8, batch))  # warm
-                    fronts, pool = split_pids(srv.process.pid)
-                    before = cpu_seconds(fronts), cpu_seconds(pool)
-                    took, rewards = asyncio.run(drive(url, texts, labels, prompts, args.concurrency, batch))
-                    front = (cpu_seconds(fronts) - before[0]) / len(texts)
-                    work = (cpu_seconds(pool) - before[1]) / len(texts)
-                    total = front + work
-                    ratio = total / inline
-                    ratios[f"{name}, {workers} worker(s), {batch} a request"] = ratio
-                    if batch == 1:
-                        ratios[f"front/worker {name} {workers}"] = front / work if work else float("inf")
-                    if rewards != expected:
-                        ok = False
-                        wrong = sum(a != b for a, b in zip(rewards, expected, strict=True))
-                        print(f"  MISMATCH: {wrong} rewards differ")
-                    path = f"served, {workers} worker(s), {batch}/request"
-                    print(f"{name:8} {path:30} {1e3 * total:8.3f} {1e3 * front:7.3f} {1e3 * work:8.3f} "
-                          f"{ratio:13.2f}x {1 / total:15.0f} {len(texts) / took:15.0f}")
-            finally:
-                srv.stop()
+    servers = {w: Server(config, tmp / f"workers-{w}", "--workers", str(w)) for w in counts}
+    runs: dict[tuple[str, str], list[tuple[float, ...]]] = {}
+    ok = True
+    try:
+        for texts, labels, prompts in loads.values():  # warm: every store open, every query seen
+            shaper.score_batch(texts[:45], labels[:45], 0)
+            for server in servers.values():
+                for batch in batches:
+                    asyncio.run(drive(server.url + "/get_reward", texts[:90], labels[:90], prompts[:90], 8, batch))
+        for round_ in range(args.repeats):
+            for name, (texts, labels, prompts) in loads.items():
+                plain, logged, wall, expected = in_process(shaper, texts, labels)
+                runs.setdefault((name, "in"), []).append((plain, logged, wall))
+                for workers, server in servers.items():
+                    for batch in batches:
+                        front, work, wall, rewards = served(server, texts, labels, prompts, args.concurrency, batch)
+                        runs.setdefault((name, f"{workers}/{batch}"), []).append((front, work, wall))
+                        if rewards != expected:
+                            ok = False
+                            wrong = sum(a != b for a, b in zip(rewards, expected, strict=True))
+                            print(f"  MISMATCH ({name}, {workers} workers, {batch}/request): {wrong} rewards differ")
+            print(f"round {round_ + 1} of {args.repeats} done (load average {os.getloadavg()[0]:.1f})",
+                  file=sys.stderr)
+    finally:
+        for server in servers.values():
+            server.stop()
+
+    print("CPU ms: per sample (user + system); in process: this process; served: the server's fronts + its scoring "
+          "workers (the client not counted); the median of the rounds, and the lowest-highest served total. "
+          "vs in-process: the median over rounds of the served CPU per sample over that round's in-process one "
+          "(score_batch; in brackets: score_batch + metrics()).\n")
+    print(f"{'workload':8} {'path':32} {'CPU ms':>7} {'spread':>11} {'front':>7} {'workers':>8} "
+          f"{'vs in-process':>17} {'samples/s/core':>15} {'wall samples/s':>15}")
+    med = statistics.median
+    front_share: dict[str, float] = {}
+    for name in loads:
+        base = runs[(name, "in")]
+        plain, logged = med(r[0] for r in base), med(r[1] for r in base)
+        print(f"{name:8} {'in-process (score_batch)':32} {1e3 * plain:7.3f} {'':>11} {'':>7} {'':>8} "
+              f"{'1.00x':>17} {1 / plain:15.0f} {med(r[2] for r in base):15.0f}")
+        print(f"{name:8} {'in-process (+ metrics())':32} {1e3 * logged:7.3f} {'':>11} {'':>7} {'':>8} "
+              f"{med(r[1] / r[0] for r in base):16.2f}x {1 / logged:15.0f}")
+        for workers in counts:
+            for batch in batches:
+                rows = runs[(name, f"{workers}/{batch}")]
+                totals = [r[0] + r[1] for r in rows]
+                total, front, work = med(totals), med(r[0] for r in rows), med(r[1] for r in rows)
+                ratio = med(t / b[0] for t, b in zip(totals, base, strict=True))
+                ratio_logged = med(t / b[1] for t, b in zip(totals, base, strict=True))
+                if batch == 1:
+                    front_share[f"{name}, {workers} worker(s)"] = front / work if work else float("inf")
+                path = f"served, {workers} worker(s), {batch}/request"
+                spread = f"{1e3 * min(totals):.2f}-{1e3 * max(totals):.2f}"
+                print(f"{name:8} {path:32} {1e3 * total:7.3f} {spread:>11} {1e3 * front:7.3f} {1e3 * work:8.3f} "
+                      f"{f'{ratio:.2f}x ({ratio_logged:.2f}x)':>17} {1 / total:15.0f} {med(r[2] for r in rows):15.0f}")
         print()
-    fronts_needed = {k: v for k, v in ratios.items() if k.startswith("front/worker")}
-    worst = max(fronts_needed.values())
+    worst = max(front_share.values())
     print(f"front CPU per sample / worker CPU per sample, one sample a request: worst {worst:.3f} "
           f"(one front keeps ~{1 / worst:.0f} workers busy; default --fronts: one per {WORKERS_PER_FRONT} workers)")
     cores = args.node_cores
-    print(f"a {cores}-core CPU node: --workers {cores - max(1, round(cores * worst / (1 + worst)))} with "
-          f"--fronts {max(1, round(cores * worst / (1 + worst)))} (fronts' share of the CPU {worst / (1 + worst):.0%})")
+    fronts_needed = max(1, round(cores * worst / (1 + worst)))
+    print(f"a {cores}-core CPU node: --workers {cores - fronts_needed} with --fronts {fronts_needed} (fronts' share "
+          f"of the CPU {worst / (1 + worst):.0%})")
     print("served rewards equal in-process:", ok)
     return 0 if ok else 1
 

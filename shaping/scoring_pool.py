@@ -38,6 +38,15 @@ def worker_main(factory: Callable[[], Callable[..., Any]], conn: Connection) -> 
         conn.send(("failed", f"{type(exc).__name__}: {exc}"))
         return
     conn.send(("ready", None))
+    try:
+        _serve_jobs(score, conn)
+    finally:  # told to stop, or the parent is gone: a handler with a ``close`` (a log to write out) gets it called
+        close = getattr(score, "close", None)
+        if callable(close):
+            close()
+
+
+def _serve_jobs(score: Callable[..., Any], conn: Connection) -> None:
     while True:
         try:
             message = conn.recv()

@@ -28,6 +28,7 @@ from typing import Any
 
 from aiohttp import http_exceptions, web, web_protocol, web_request, web_server
 
+from .codec import dumps
 from .limits import Limits
 from .routes import Call, Reply, Service
 from .wire import BadRequest
@@ -162,12 +163,17 @@ def make_handler(service: Service, limits: Limits) -> Callable[[web_request.Base
             async for chunk in request.content.iter_chunked(1 << 16):
                 size += len(chunk)
                 if size > limit:  # a body sent without Content-Length (chunked) stops here
-                    raise BadRequest(f"the body is over {limit} bytes; this server takes at most {limit} "
-                                     "(--max-body-mb)", 413)
+                    raise _too_large(limit)
                 chunks.append(chunk)
             return b"".join(chunks)
 
         async def read_body(limit: int) -> bytes:
+            content = request.content
+            if content.is_eof():  # the whole body came with the headers (a trainer's request, as a rule): no wait
+                body = content.read_nowait()
+                if len(body) > limit:
+                    raise _too_large(limit)
+                return body
             try:
                 return await asyncio.wait_for(read_all(limit), limits.read_timeout_s)
             except asyncio.TimeoutError:
@@ -181,12 +187,13 @@ def make_handler(service: Service, limits: Limits) -> Callable[[web_request.Base
     return handle
 
 
+def _too_large(limit: int) -> BadRequest:
+    return BadRequest(f"the body is over {limit} bytes; this server takes at most {limit} (--max-body-mb)", 413)
+
+
 def to_response(reply: Reply) -> web.Response:
-    if isinstance(reply.body, bytes):
-        return web.Response(status=reply.status, body=reply.body,
-                            headers={"Content-Type": reply.content_type, **reply.headers})
-    return web.Response(status=reply.status, body=json.dumps(reply.body, separators=(",", ":")).encode(),
-                        headers={"Content-Type": reply.content_type, **reply.headers})
+    body = reply.body if isinstance(reply.body, bytes) else dumps(reply.body)
+    return web.Response(status=reply.status, body=body, headers={"Content-Type": reply.content_type, **reply.headers})
 
 
 def protocol_class(limits: Limits) -> type[GuardedProtocol]:

@@ -138,8 +138,8 @@ def run_front(sock: socket.socket, spec: FrontSpec, index: int, fronts: int, wor
     front = shaper or Shaper(ShapingConfig.model_validate(spec.front_settings))
 
     async def build() -> Service:
-        pool = AsyncPool(functools.partial(worker_factory, spec.worker_settings, spec.max_turns), workers,
-                         spec.budget_s)
+        pool = AsyncPool(functools.partial(worker_factory, spec.worker_settings, spec.max_turns,
+                                           spec.limits.max_samples), workers, spec.budget_s)
         try:
             await pool.start()
         except PoolError as exc:  # the config's scorer cannot be built: a start-up error, said with its reason

@@ -1,16 +1,15 @@
-"""What one request and one connection may hold, and reading a body as JSON without trusting it.
+"""What one request and one connection may hold.
 
 A body over ``max_body_bytes`` is refused from its Content-Length before it is read (413), or as soon as reading
-passes the limit; a list longer than ``max_samples`` is refused (413) before any sample is scored. JSON that is
-not UTF-8, not JSON, or nested deeper than Python's parser allows is a 400 naming the problem. The connection
-limits (``app``): headers within ``header_timeout_s`` of a request's first byte, the body within
-``read_timeout_s``, ``idle_timeout_s`` between requests, a request or header line of at most ``max_line_bytes``,
-and at most ``max_connections`` open at once per front process. Every one has a ``planshape serve`` flag.
+passes the limit; a list longer than ``max_samples`` is refused (413) before any sample is scored (a body that is
+not JSON is a 400 naming the problem: ``codec``). The connection limits (``app``): headers within
+``header_timeout_s`` of a request's first byte, the body within ``read_timeout_s``, ``idle_timeout_s`` between
+requests, a request or header line of at most ``max_line_bytes``, and at most ``max_connections`` open at once per
+front process. Every one has a ``planshape serve`` flag.
 """
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from typing import Any
 
@@ -59,18 +58,3 @@ class Limits:
             raise BadRequest(f"the body is {size} bytes; this server takes at most {self.max_body_bytes} "
                              "(--max-body-mb)", 413)
 
-
-def parse_json(body: bytes) -> Any:
-    """The body as JSON, or ``BadRequest`` saying why not."""
-    if not body:
-        raise BadRequest("the request has no body: send a JSON object")
-    try:
-        text = body.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise BadRequest(f"the body is not UTF-8 ({exc.reason} at byte {exc.start})") from None
-    try:
-        return json.loads(text)
-    except RecursionError:
-        raise BadRequest("the JSON nests too deeply") from None
-    except ValueError as exc:
-        raise BadRequest(f"the body is not JSON ({exc})") from None

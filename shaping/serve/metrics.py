@@ -49,7 +49,9 @@ class Metrics:
             from prometheus_client import multiprocess
 
             multiprocess.MultiProcessCollector(self.registry)
-        self._labels: dict[tuple[str, int], tuple[object, object]] = {}
+        self._labels: dict[tuple[str, int], tuple[object, object]] = {}  # each series' child, looked up once
+        self._failures: dict[str, object] = {}
+        self._formats: dict[str, object] = {}
 
     def request(self, route: str, status: int, seconds: float) -> None:
         key = (route, status)
@@ -62,9 +64,15 @@ class Metrics:
     def scored(self, wire_format: str, failures: Iterable[str]) -> None:
         count = 0
         for failure in failures:
-            self.failures.labels(failure or "pass").inc()
+            counter = self._failures.get(failure)
+            if counter is None:
+                counter = self._failures[failure] = self.failures.labels(failure or "pass")
+            counter.inc()  # type: ignore[attr-defined]
             count += 1
-        self.samples.labels(wire_format).inc(count)
+        counter = self._formats.get(wire_format)
+        if counter is None:
+            counter = self._formats[wire_format] = self.samples.labels(wire_format)
+        counter.inc(count)  # type: ignore[attr-defined]
 
     def pool_state(self, waiting: int, restarts: int) -> None:
         self.waiting.set(waiting)

@@ -43,14 +43,14 @@ def _deployment_class() -> Any:
 
             shaper = serve_shaper(config, workers)
             inline = workers == 0
-            factory = functools.partial(worker_factory, worker_settings(shaper, inline), max_turns)
+            factory = functools.partial(worker_factory, worker_settings(shaper, inline), max_turns,
+                                        limits.max_samples)
             pool = InlinePool(factory) if inline else AsyncPool(factory, workers, shaper.config.sample_budget_s)
             self.service = Service(shaper, pool, guard, limits, step)
             self._started: asyncio.Task | None = None
 
         async def __call__(self, request: Request) -> Response:
-            import json
-
+            from .codec import dumps
             from .routes import Call
             from .wire import BadRequest
 
@@ -75,7 +75,7 @@ def _deployment_class() -> Any:
             reply = await self.service.handle(call)
             if isinstance(reply.body, bytes):
                 return Response(reply.body, reply.status, media_type=reply.content_type, headers=reply.headers)
-            return Response(json.dumps(reply.body), reply.status, media_type=reply.content_type,
+            return Response(dumps(reply.body), reply.status, media_type=reply.content_type,
                             headers=reply.headers)
 
         def placement(self) -> dict[str, Any]:

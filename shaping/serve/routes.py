@@ -19,9 +19,11 @@ The aiohttp front (``app``) and the Ray Serve deployment (``ray_deployment``) ar
 Any route also answers under ``/t/<token>/``. Order of work: access (403/401) before the body is read, then
 the size limit (413), then the format (400), then scoring, which cannot fail a request.
 
-The front does as little as it can per sample: it splits an OpenRLHF batch; everything else a sample costs
-(the label, the score, the reply) is done by a scoring process (``worker``), whose result comes back ready to
-send. No line is logged per request unless asked (``log_requests``).
+The front does as little as it can per sample: it reads HTTP and hands the body, as it came, to a scoring process
+(``worker``), which reads it, scores it and writes the reply; only a batch of several OpenRLHF samples comes back
+to the front split, to be spread over the workers. The front decodes JSON only for the NeMo Gym session routes
+and for the reply of a sample whose scoring process died or ran past its budget. No line is logged per request
+unless asked (``log_requests``).
 
 The step of a request: its ``step`` field (OpenRLHF and slime bodies; planshape's VERL and TRL clients send
 it), else the ``X-Planshape-Step`` header, else the server's ``--step``.
@@ -30,7 +32,6 @@ it), else the ``X-Planshape-Step`` header, else the server's ``--step``.
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import os
 import time
@@ -41,8 +42,10 @@ from typing import Any
 from ..budget import Failed
 from ..facade import SampleScore, Shaper
 from .auth import Guard
-from .limits import Limits, parse_json
+from .codec import parse_json
+from .limits import Limits
 from .metrics import CONTENT_TYPE, Metrics
+from .verdicts import ServedLog
 from .wire import (
     REVERIFY_MODE,
     SESSION_COOKIE,
@@ -106,8 +109,7 @@ class Service:
         self.tools = frozenset(s["function"]["name"] for s in shaper.tool_schemas)
         self.started = time.time()
         self._names = shaper.metric_names
-        self._empty_openrlhf = json.dumps({"rewards": [], "scores": [], "extra_logs": {n: [] for n in self._names}},
-                                          separators=(",", ":")).encode()
+        self.log = ServedLog(shaper.config.log_dir, shaper)
 
     async def handle(self, call: Call) -> Reply:
         start = time.perf_counter()
@@ -170,21 +172,24 @@ class Service:
     # --- the routes that score -------------------------------------------------------------------------------
 
     async def _openrlhf(self, body: bytes, header_step: int | None) -> Reply:
-        samples = read_openrlhf(parse_json(body), self.limits.max_samples)
-        if not samples:
-            return Reply(200, self._empty_openrlhf)
-        steps = [s.step if s.step is not None else self._step(header_step) for s in samples]
-        if len(samples) == 1:  # OpenRLHF 0.11 sends one sample a request: its reply comes back whole
-            result = await self.pool.run("openrlhf", samples[0].text, samples[0].label, steps[0])
-            if not isinstance(result, Failed):
-                _, failure, reply = result
-                self.metrics.scored("openrlhf", (failure,))
-                return Reply(200, reply)
-            results = [result]
-        else:
-            results = await asyncio.gather(*(self.pool.run("sample", s.text, s.label, step)
-                                             for s, step in zip(samples, steps, strict=True)))
-        rows = [self._row(r, s.label, step) for r, s, step in zip(results, samples, steps, strict=True)]
+        """OpenRLHF's batch: a worker reads it and answers a batch of one (what 0.11 sends) whole; a larger one
+        comes back split, and its samples go to every worker."""
+        step = self._step(header_step)
+        result = await self.pool.run("openrlhf", body, step)
+        if isinstance(result, Failed):  # the scoring process died or ran past its budget with the request
+            samples = read_openrlhf(parse_json(body), self.limits.max_samples)
+            return self._openrlhf_reply([self._row(result, s.label, s.step if s.step is not None else step)
+                                         for s in samples])
+        if result[0] == "bad":  # raised here, so the message is redacted as every other one
+            raise BadRequest(result[2], result[1])
+        if result[0] == "reply":
+            self.metrics.scored("openrlhf", result[1])
+            return Reply(200, result[2])
+        samples = result[1]
+        results = await asyncio.gather(*[self.pool.submit("sample", *sample) for sample in samples])
+        return self._openrlhf_reply([self._row(r, s[1], s[2]) for r, s in zip(results, samples, strict=True)])
+
+    def _openrlhf_reply(self, rows: list[tuple[str, float, bool, Sequence[float]]]) -> Reply:
         self.metrics.scored("openrlhf", [r[0] for r in rows])
         columns = {name: [r[3][k] for r in rows] for k, name in enumerate(self._names)}
         return Reply(200, {"rewards": [r[1] for r in rows], "scores": [float(r[2]) for r in rows],
@@ -193,10 +198,16 @@ class Service:
     def _row(self, result: Any, label: Any, step: int) -> tuple[str, float, bool, Sequence[float]]:
         """A sample's (failure, reward, success, metric values) from its worker, or its zero score."""
         if isinstance(result, Failed):
-            score = self.shaper.unscored(step, result.kind, result.reason, label)
-            metrics = score.metrics()
-            return score.failure, 0.0, False, [metrics[n] for n in self._names]
+            metrics = self._unscored(result, label, step).metrics()
+            return result.kind, 0.0, False, [metrics[n] for n in self._names]
         return result[1], result[2], result[3], result[4]
+
+    def _unscored(self, failed: Failed, label: Any, step: int) -> SampleScore:
+        """The zero score of a sample whose scoring process died, ran past its budget or failed, in the verdict
+        log like every other sample."""
+        score = self.shaper.unscored(step, failed.kind, failed.reason, label)
+        self.log.write(step, score)
+        return score
 
     async def _scored_body(self, kind: str, wire_format: str, body: bytes, header_step: int | None) -> Reply:
         """slime's and NeMo Gym's one sample: the body goes to a worker as it came and its reply comes back
@@ -204,9 +215,9 @@ class Service:
         result = await self.pool.run(kind, body, self._step(header_step))
         if isinstance(result, Failed):
             return self._failed_reply(kind, wire_format, body, header_step, result)
-        if result[0] == "bad":
-            return Reply(result[1], {"error": result[2]})
-        self.metrics.scored(wire_format, (result[1],))
+        if result[0] == "bad":  # raised here, so the message is redacted as every other one
+            raise BadRequest(result[2], result[1])
+        self.metrics.scored(wire_format, result[1])
         return Reply(200, result[2])
 
     def _failed_reply(self, kind: str, wire_format: str, body: bytes, header_step: int | None,
@@ -215,9 +226,7 @@ class Service:
         if not isinstance(request, Mapping):
             raise BadRequest("the request body must be a JSON object")
         step = request_step(request)
-        label = request.get("label")
-        score: SampleScore = self.shaper.unscored(step if step is not None else self._step(header_step),
-                                                  failed.kind, failed.reason, label)
+        score = self._unscored(failed, request.get("label"), step if step is not None else self._step(header_step))
         self.metrics.scored(wire_format, (score.failure,))
         return Reply(200, nemo_reply(request, score) if kind == "verify" else score_fields(score))
 
@@ -260,3 +269,4 @@ class Service:
 
     def close(self) -> None:
         self.pool.close()
+        self.log.close()

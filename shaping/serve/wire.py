@@ -84,8 +84,12 @@ def read_openrlhf(body: Any, limit: int) -> list[Sample]:
 def openrlhf_reply(shaper: Shaper, scores: Sequence[SampleScore]) -> dict[str, Any]:
     """``rewards``, ``scores`` (the 0/1 success OpenRLHF's dynamic filtering reads) and ``extra_logs`` (every
     name of ``shaper.metric_names``, one value per sample, in every reply)."""
+    if len(scores) == 1:  # what OpenRLHF 0.11 sends: one column of one value per metric
+        columns = {name: [value] for name, value in scores[0].metrics().items()}
+    else:
+        columns = shaper.metric_columns(scores)
     return {"rewards": [float(s.reward) for s in scores], "scores": [float(s.success) for s in scores],
-            "extra_logs": shaper.metric_columns(scores)}
+            "extra_logs": columns}
 
 
 def read_slime(body: Any) -> Sample:
