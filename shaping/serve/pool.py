@@ -37,20 +37,25 @@ from ..budget import CRASH, TIMEOUT, Failed
 from ..components import ERROR
 from ..scoring_pool import MAX_FAILED_STARTS, PoolError, WorkerProcess
 
-Job = tuple[Any, ...]
 PREFETCH = 2
 """Jobs a worker holds at most: the one it runs and, when all are busy and jobs wait, the next."""
 PREFETCH_BYTES = 48 << 10
 """The largest job handed in advance: two fit in a socket pair's buffer (Linux: 208 KiB by default) with room."""
 
 
+def encode_job(*job: Any) -> bytes:
+    """A job as it crosses the pipe (what ``scoring_pool.worker_main`` reads): a worker that splits a batch encodes
+    its samples' jobs itself, so the front forwards them without reading them."""
+    return pickle.dumps((0, job), pickle.HIGHEST_PROTOCOL)
+
+
 class _Held:
-    """A job handed to a worker: the job, its future, and when the worker started it (0: not yet)."""
+    """A job handed to a worker: the job as sent, its future, and when the worker started it (0: not yet)."""
 
-    __slots__ = ("job", "future", "start")
+    __slots__ = ("message", "future", "start")
 
-    def __init__(self, job: Job, future: asyncio.Future):
-        self.job, self.future = job, future
+    def __init__(self, message: bytes, future: asyncio.Future):
+        self.message, self.future = message, future
         self.start = 0.0
 
     def took(self) -> float:
@@ -80,7 +85,7 @@ class AsyncPool:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._workers: list[WorkerProcess] = []
         self._held: dict[WorkerProcess, deque[_Held]] = {}
-        self._queue: deque[tuple[Job, asyncio.Future]] = deque()
+        self._queue: deque[tuple[bytes, asyncio.Future]] = deque()
         self._failed_starts = 0
         self._started: asyncio.Future | None = None
         self._watchdog: asyncio.TimerHandle | None = None
@@ -124,6 +129,10 @@ class AsyncPool:
 
     def submit(self, *job: Any) -> asyncio.Future:
         """The job queued: a future of what ``run`` returns (a batch's samples gathered without a task each)."""
+        return self.submit_encoded(encode_job(*job))
+
+    def submit_encoded(self, message: bytes) -> asyncio.Future:
+        """``submit`` of a job already encoded (``encode_job``)."""
         loop = self._loop or asyncio.get_running_loop()
         future = loop.create_future()
         if self._closed or self._loop is None:
@@ -131,7 +140,7 @@ class AsyncPool:
         elif self.last_error and not self._workers:
             future.set_result(Failed(ERROR, f"scoring failed: {self.last_error}", 0.0))
         else:
-            self._queue.append((job, future))
+            self._queue.append((message, future))
             self._dispatch()
         return future
 
@@ -157,31 +166,31 @@ class AsyncPool:
 
     def _dispatch(self) -> None:
         """Hand waiting jobs to idle workers, then, while jobs still wait, one more to each busy one."""
+        queue = self._queue
         for depth in range(self.prefetch):
-            if not self._queue:
-                return
-            for worker in list(self._workers):
-                held = self._held.get(worker)
-                if not worker.ready or held is None or len(held) != depth:
+            for worker in self._workers:
+                if not queue:
+                    return
+                held = self._held[worker]
+                if len(held) != depth or not worker.ready:
                     continue
-                while self._queue:
-                    job, future = self._queue.popleft()
+                while queue:
+                    message, future = queue.popleft()
                     if not future.done():  # else its request went away while it waited
                         break
                 else:
                     return
-                message = pickle.dumps((0, job), pickle.HIGHEST_PROTOCOL)
                 if depth and len(message) > PREFETCH_BYTES:  # it waits, first in line, for an idle worker
-                    self._queue.appendleft((job, future))
+                    queue.appendleft((message, future))
                     return
                 try:
                     worker.conn.send_bytes(message)
                 except OSError:  # it died: the job never reached it, so it waits for another worker
-                    self._queue.appendleft((job, future))
-                    self._exited(worker)
+                    queue.appendleft((message, future))
+                    self._exited(worker)  # changes the workers: their loop ends here
                     return
-                held.append(_Held(job, future))
-                if len(held) == 1:
+                held.append(_Held(message, future))
+                if not depth:
                     held[0].start = time.monotonic()
 
     def _watch(self) -> None:
@@ -265,7 +274,7 @@ class AsyncPool:
         """Stop ``worker`` (jobs it was handed and had not started go back to the head of the queue), start
         another."""
         for held in reversed(self._held.get(worker) or ()):
-            self._queue.appendleft((held.job, held.future))
+            self._queue.appendleft((held.message, held.future))
         self._forget(worker, kill=True)
         if not self._closed:
             self._spawn()
@@ -322,6 +331,9 @@ class InlinePool:
 
     def submit(self, *job: Any) -> asyncio.Future:
         return asyncio.ensure_future(self.run(*job))
+
+    def submit_encoded(self, message: bytes) -> asyncio.Future:
+        return self.submit(*pickle.loads(message)[1])
 
     async def run(self, *job: Any) -> Any:
         assert self._handler is not None, "start() first"

@@ -177,17 +177,28 @@ class Service:
         step = self._step(header_step)
         result = await self.pool.run("openrlhf", body, step)
         if isinstance(result, Failed):  # the scoring process died or ran past its budget with the request
-            samples = read_openrlhf(parse_json(body), self.limits.max_samples)
-            return self._openrlhf_reply([self._row(result, s.label, s.step if s.step is not None else step)
-                                         for s in samples])
+            return await self._openrlhf_here(body, step, result)
         if result[0] == "bad":  # raised here, so the message is redacted as every other one
             raise BadRequest(result[2], result[1])
         if result[0] == "reply":
             self.metrics.scored("openrlhf", result[1])
             return Reply(200, result[2])
         samples = result[1]
-        results = await asyncio.gather(*[self.pool.submit("sample", *sample) for sample in samples])
+        results = await asyncio.gather(*[self.pool.submit_encoded(sample[0]) for sample in samples])
         return self._openrlhf_reply([self._row(r, s[1], s[2]) for r, s in zip(results, samples, strict=True)])
+
+    async def _openrlhf_here(self, body: bytes, step: int, failed: Failed) -> Reply:
+        """The body read here after its scoring process failed with it: a batch of one sample was that sample's
+        scoring (it fails as its process did); a larger batch was only being read, so its samples are scored
+        as ever, each on its own."""
+        samples = read_openrlhf(parse_json(body), self.limits.max_samples)
+        steps = [s.step if s.step is not None else step for s in samples]
+        if len(samples) <= 1:
+            return self._openrlhf_reply([self._row(failed, s.label, at) for s, at in zip(samples, steps, strict=True)])
+        results = await asyncio.gather(*[self.pool.submit("sample", s.text, s.label, at)
+                                         for s, at in zip(samples, steps, strict=True)])
+        return self._openrlhf_reply([self._row(r, s.label, at) for r, s, at in zip(results, samples, steps,
+                                                                                   strict=True)])
 
     def _openrlhf_reply(self, rows: list[tuple[str, float, bool, Sequence[float]]]) -> Reply:
         self.metrics.scored("openrlhf", [r[0] for r in rows])

@@ -8,8 +8,9 @@ plain tuple and so is its result, so little crosses the process boundary:
 ==================================  ==========================================================================
 ``("openrlhf", body, step)``        OpenRLHF's request body -> ``("reply", failures, JSON bytes)`` for a batch of
                                     0 or 1 sample (what OpenRLHF 0.11 sends), ``("split", samples)`` for more
-                                    (``(text, label, step)`` each, for the front to spread over its workers),
-                                    or ``("bad", status, message)``
+                                    (``(job, label, step)`` each: its ``sample`` job encoded for the pipe, which
+                                    the front forwards to one of its workers unread), or ``("bad", status,
+                                    message)``
 ``("sample", text, label, step)``   one sample of a split batch -> ``("scored", failure, reward, success,
                                     values)`` (``values``: every ``metric_names`` value, in order)
 ``("slime", body, step)``           slime's request body -> ``("reply", failures, JSON bytes)`` or ``("bad", ...)``
@@ -31,6 +32,7 @@ from typing import Any
 from ..components import ERROR, NO_ANSWER
 from ..facade import SampleScore, Shaper, ShapingConfig
 from .codec import dumps, parse_json
+from .pool import encode_job
 from .verdicts import ServedLog, without_log
 from .wire import BadRequest, nemo_reply, openrlhf_reply, read_nemo, read_openrlhf, read_slime, score_fields
 
@@ -89,7 +91,9 @@ class Worker:
         if not samples:
             return "reply", (), self._empty_openrlhf
         if len(samples) > 1:
-            return "split", [(s.text, s.label, s.step if s.step is not None else step) for s in samples]
+            steps = [s.step if s.step is not None else step for s in samples]
+            return "split", [(encode_job("sample", s.text, s.label, at), s.label, at)
+                             for s, at in zip(samples, steps, strict=True)]
         sample = samples[0]
         score = self.score(sample.text, sample.label, sample.step if sample.step is not None else step)
         return "reply", (score.failure,), dumps(openrlhf_reply(self.shaper, [score]))
