@@ -9,7 +9,7 @@
 * Env: one agent on verifiers' ``null`` harness (a chat loop with the toolset's MCP tools and no code execution,
   so the local ``subprocess`` runtime is safe) capped at ``max_turns`` = 30 model turns, Planner-R1's
   ``max_assistant_turns``: the 30th reply is final, as in training and ``planshape rollout``. Every model turn
-  counts, whatever its calls.
+  counts, whatever its calls; an episode the cap ended unanswered says so (``no_answer``, the turn cap as reason).
 * Tool results: the toolbox's, for every call. The harness answers an unknown tool or arguments that are not a
   JSON object itself, and the MCP server validates argument names and types before the toolset runs; so the
   task's request hook (``toolbox_answers``) answers such a call first, through verifiers' tool gate, with the
@@ -21,6 +21,7 @@ No TravelPlanner logic here: prompt, tools, toolbox and reward are the facade's.
 from __future__ import annotations
 
 import json
+import os
 from typing import Any, Literal
 
 from .version import check_version
@@ -28,8 +29,16 @@ from .version import check_version
 check_version()
 
 import verifiers.v1 as vf  # noqa: E402
-from planshape.shaping.facade import MAX_TURNS, SampleScore, Shaper, episode_records, shared_shaper  # noqa: E402
-from pydantic import Field  # noqa: E402
+from planshape.shaping.facade import (  # noqa: E402
+    MAX_TURNS,
+    NO_ANSWER,
+    SampleScore,
+    Shaper,
+    episode_records,
+    shared_shaper,
+    turn_cap_reason,
+)
+from pydantic import Field, field_validator  # noqa: E402
 from verifiers.v1 import AssistantMessage, Request, ToolMessage  # noqa: E402
 
 from .toolset import TravelPlannerToolsConfig, TravelPlannerToolset  # noqa: E402
@@ -86,7 +95,11 @@ class TravelPlannerTask(vf.Task[TravelPlannerData, vf.State, TravelPlannerTaskCo
         scores: dict[str, SampleScore] = self.__dict__.setdefault("_scores", {})
         if trace.id not in scores:
             shaper = shared_shaper(self.config.planshape)
-            score = scores[trace.id] = shaper.score(trace.last_reply, self.data.query, self.config.step)
+            score = shaper.score(trace.last_reply, self.data.query, self.config.step)
+            if score.failure == NO_ANSWER and trace.stop_condition == "max_turns":  # as in every standard
+                score = shaper.unscored(self.config.step, NO_ANSWER, turn_cap_reason(trace.agent.config.max_turns),
+                                        self.data.query)
+            scores[trace.id] = score
             trace.info[INFO_KEY] = {"failure": score.failure, "reason": score.reason, "stage": score.stage,
                                     "components": dict(score.components)}
         return scores[trace.id]
@@ -104,6 +117,26 @@ class TravelPlannerConfig(vf.TasksetConfig):
     """planshape settings (``database``, ``mode``, ``schedule``, ``tools``, ...), as in every trainer's config."""
     task: TravelPlannerTaskConfig = TravelPlannerTaskConfig()
     tools: TravelPlannerToolsConfig = TravelPlannerToolsConfig()
+
+    @field_validator("queries")
+    @classmethod
+    def _absolute_queries(cls, value: list[str]) -> list[str]:
+        return [absolute(path) for path in value]
+
+    @field_validator("planshape")
+    @classmethod
+    def _absolute_paths(cls, value: dict[str, Any]) -> dict[str, Any]:
+        return {k: absolute(v) if k in PATH_SETTINGS and isinstance(v, str) else v for k, v in value.items()}
+
+
+PATH_SETTINGS = ("database", "log_dir")
+
+
+def absolute(path: str) -> str:
+    """A relative path made absolute against the directory the config was read in (where ``vf-eval`` ran):
+    verifiers starts the toolset's MCP server and its workers in directories of their own. ``sample`` (the bundled
+    sample world) stays as it is."""
+    return path if path == "sample" or os.path.isabs(path) else os.path.abspath(os.path.expanduser(path))
 
 
 class TravelPlannerTaskset(vf.Taskset[TravelPlannerTask, TravelPlannerConfig]):

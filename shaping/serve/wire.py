@@ -126,7 +126,8 @@ REVERIFY_MODE = "stateless"
 def read_nemo(body: Any, max_turns: int | None = None) -> Sample:
     """NeMo Gym's verify request: the answer is the final output item when it is an assistant message; the
     query is ``label`` when given, else the row's own fields (everything but NeMo Gym's keys). A transcript of
-    more than ``max_turns`` model turns is an episode the turn cap ended: ``cut`` says so."""
+    more than ``max_turns`` model turns, or of ``max_turns`` without a final message (the agent's ``max_steps``
+    stopped it there), is an episode the turn cap ended: ``cut`` says so."""
     body = _object(body)
     if not isinstance(body.get("responses_create_params"), Mapping):
         raise BadRequest("field 'responses_create_params' must be an object (NeMo Gym's verify request)")
@@ -137,8 +138,9 @@ def read_nemo(body: Any, max_turns: int | None = None) -> Sample:
     label = body["label"] if "label" in body else {
         k: v for k, v in body.items() if k not in NEMO_FIELDS and not k.startswith("_ng_")}
     output = response["output"]
-    cut = turn_cap_reason(max_turns) if max_turns is not None and model_turns(output) > max_turns else None
-    return Sample(final_message(output), label, cut=cut)
+    text, turns = final_message(output), model_turns(output)
+    capped = max_turns is not None and (turns > max_turns or (turns == max_turns and not text))
+    return Sample(text, label, cut=turn_cap_reason(max_turns) if capped else None)  # type: ignore[arg-type]
 
 
 def model_turns(output: list[Any]) -> int:
