@@ -30,8 +30,10 @@ if TYPE_CHECKING:
     from .auth import Guard
     from .limits import Limits
 
-WORKERS_PER_FRONT = 8
-"""Workers one front keeps busy (its CPU per sample is under an eighth of a worker's: see docs/serve.md)."""
+WORKERS_PER_FRONT = 4
+"""Workers one front keeps busy: a front spends about a quarter of a worker's CPU per sample on OpenRLHF's one
+sample a request (gold and mixed outputs; up to 0.43 on outputs that fail early), ``benchmarks/bench_serve.py``
+(figures in docs/serve.md). An idle front costs nothing, so a server errs on the side of more."""
 
 log = logging.getLogger("planshape.serve")
 
