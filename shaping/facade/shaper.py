@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+from planshape.validators.travelplanner.checks.modes import get_mode
 from planshape.validators.travelplanner.query import Query
 from planshape.validators.travelplanner.store.sqlite import open_store
 
@@ -87,7 +88,8 @@ class Shaper(Reweighing, SuccessRule, MetricNames, AgentSide, Description, Proce
         if self.config.database_path is None:
             raise ConfigError("this planshape config has no database (estimator-only: advantages from the "
                               "trainer's own reward); scoring TravelPlanner plans or their tools needs database:")
-        return Scorer(open_store(str(self.config.database_path), self.config.backend), self.config.mode,
+        mode = get_mode(self.config.mode, self.config.conventions)
+        return Scorer(open_store(str(self.config.database_path), self.config.backend), mode,
                       self.schedule, self.config.component_weights, self.config.answer.max_chars,
                       monitor=self.config.monitor)
 
