@@ -7,8 +7,8 @@ Otherwise (VERL and OpenRLHF score in other processes than the estimator's) the 
 ``score`` and ``advantage`` records. Held scores are written when the next step starts, when advantages
 arrive, and at ``close`` / interpreter exit, so every step before the current one is on disk after a crash.
 A process that never estimates (a reward server's scoring process, which may serve one step for days and be
-stopped with SIGKILL past a sample's budget) holds nothing: ``hold=False`` hands each call's scores to the writer
-at once.
+stopped with SIGKILL past a sample's budget) holds nothing: ``hold=False`` writes each call's scores at once, in
+the caller's thread, so that a kill right after loses none.
 """
 
 from __future__ import annotations
@@ -41,10 +41,11 @@ class SampleLog:
     def scores(self, step: int, scores: Sequence[SampleScore]) -> None:
         if self._step is not None and self._step != step:
             self._write_held()
+        if not self.hold:  # on disk before the caller goes on
+            self.log.write_now(_score_rows(step, scores))
+            return
         self._step = step
         self._held.extend(scores)
-        if not self.hold:
-            self._write_held()
 
     def advantages(self, step: int, groups: list[Any], reward: np.ndarray, success: np.ndarray, turns: np.ndarray,
                    lengths: np.ndarray, a_e: np.ndarray, a_s: np.ndarray) -> None:
