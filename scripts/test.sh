@@ -18,10 +18,12 @@
 # Several suites run SETUP_JOBS (3) at a time: their dependencies install side by side, then each runs alone.
 # PLANSHAPE_DROP_VENVS=1 (set by .ci/run) removes each trainer's venv after its suite, to bound the disk used.
 # Also: verifiers | openenv (the environment standards pin mcp against each other and the core's serve extra, so a
-# venv each) | ray (planshape serve --ray on a local Ray instance, .venv-ray from scripts/setup-ray.sh).
+# venv each) | ray (planshape serve --ray on a local Ray instance, .venv-ray from scripts/setup-ray.sh) | nemo-gym
+# (a real NeMo Gym 0.7 rollout collection against planshape serve; NeMo Gym needs Python >= 3.13.14, which
+# scripts/setup-nemo-gym.sh builds once into ~/.cache/planshape when the machine has none).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-ALL=(core verl verl@0.7 trl trl@1.9 trl@0.20 openrlhf openrlhf@0.10 verifiers openenv ray)
+ALL=(core verl verl@0.7 trl trl@1.9 trl@0.20 openrlhf openrlhf@0.10 verifiers openenv ray nemo-gym)
 
 contract_of() {  # adapter -> its contract subset (test files): what CI runs on the oldest release, and what
   # scripts/check-releases.sh runs on any release of the range (a test of a feature the release lacks skips)
@@ -57,6 +59,7 @@ fi
 if [ "${suites[0]:-}" = "--list" ]; then
   echo "core - .venv"
   for suite in "${ALL[@]:1}"; do release_of "$suite" >/dev/null && echo "$suite $(release_of "$suite" | cut -d' ' -f1-3)"; done
+  echo "verifiers, openenv, ray, nemo-gym - .venv-<name>"
   exit 0
 fi
 [ ${#suites[@]} -gt 0 ] || suites=("${ALL[@]}")
@@ -64,7 +67,7 @@ fi
 setup_of() {  # suite -> the command that makes its venv
   case "$1" in
     core) echo "scripts/setup.sh" ;;
-    verifiers|openenv|ray) echo "scripts/setup-$1.sh" ;;
+    verifiers|openenv|ray|nemo-gym) echo "scripts/setup-$1.sh" ;;
     *) local spec; spec=$(release_of "$1") || return 1; echo "scripts/setup-${spec%% *}.sh $(echo "$spec" | cut -d' ' -f2)" ;;
   esac
 }
@@ -72,7 +75,7 @@ setup_of() {  # suite -> the command that makes its venv
 venv_of() {  # suite -> its venv
   case "$1" in
     core) echo .venv ;;
-    verifiers|openenv|ray) echo ".venv-$1" ;;
+    verifiers|openenv|ray|nemo-gym) echo ".venv-$1" ;;
     *) release_of "$1" | cut -d' ' -f3 ;;
   esac
 }
@@ -103,12 +106,15 @@ run_suite() {
   echo "=== planshape test suite: $suite ==="
   if [ "$suite" = core ]; then
     { bash scripts/setup.sh && .venv/bin/ruff check . && bash scripts/typecheck.sh \
-      && .venv/bin/python -m pytest -q tests --ignore=tests/adapters --ignore=tests/ray "$@"; } || failed+=("$suite")
+      && .venv/bin/python -m pytest -q tests --ignore=tests/adapters --ignore=tests/ray --ignore=tests/nemo_gym "$@"
+    } || failed+=("$suite")
   elif [ "$suite" = verifiers ] || [ "$suite" = openenv ]; then
     { bash "scripts/setup-$suite.sh" && ".venv-$suite/bin/python" -m pytest -q "tests/adapters/$suite" "$@"; } \
       || failed+=("$suite")
   elif [ "$suite" = ray ]; then
     { bash scripts/setup-ray.sh && .venv-ray/bin/python -m pytest -q tests/ray "$@"; } || failed+=("$suite")
+  elif [ "$suite" = nemo-gym ]; then  # NeMo Gym's commands from its venv, driven by the core venv's pytest
+    { bash scripts/setup-nemo-gym.sh && .venv/bin/python -m pytest -q tests/nemo_gym "$@"; } || failed+=("$suite")
   else
     read -r adapter release venv files <<< "$(release_of "$suite")"
     paths=("tests/adapters/$adapter")

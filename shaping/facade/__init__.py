@@ -28,19 +28,32 @@ from ..observe.metric_names import PREFIX, metric_name
 from ..scores import SampleScore, TokenAdvantages
 from .agent import MAX_TEXT_CALLS, TextCall, parse_tool_calls, response_text, tool_responses
 from .arguments import add_check_arguments, add_data_arguments, add_split_arguments, data_shaper, print_written
-from .environment import MAX_TURNS, SPLITS, Episode, episode_records, shared_shaper, tool_function
+from .environment import (
+    MAX_CALLS_PER_TURN,
+    MAX_TURNS,
+    SPLITS,
+    Call,
+    Episode,
+    Turns,
+    check_limits,
+    episode_records,
+    shared_shaper,
+    tool_function,
+    turn_cap_reason,
+)
 from .preflight import Report, check_database, check_shaper
 from .queries import read_all_queries
 from .releases import Feature, FeatureUnavailable, Support, UnsupportedRelease
 from .shaper import Shaper
 
 __all__ = [
-    "MAX_TEXT_CALLS", "MAX_TURNS", "NO_ANSWER", "PASSED", "PREFIX", "SPLITS", "STEP_REWARDS_SETTING", "ConfigError",
-    "Episode", "Feature", "FeatureUnavailable", "Report", "RewardClient", "SampleScore", "ServerError", "Shaper",
-    "ShapingConfig", "StepRewardsIgnored", "Support", "TextCall", "TokenAdvantages", "UnsupportedRelease",
-    "add_check_arguments", "add_data_arguments", "add_split_arguments", "as_mapping", "check_database", "check_shaper",
-    "data_shaper", "episode_records", "hookimpl", "metric_name", "parse_tool_calls", "print_written",
-    "read_all_queries", "response_text", "shared_shaper", "tool_function", "tool_responses",
+    "MAX_CALLS_PER_TURN", "MAX_TEXT_CALLS", "MAX_TURNS", "NO_ANSWER", "PASSED", "PREFIX", "SPLITS",
+    "STEP_REWARDS_SETTING", "Call", "ConfigError", "Episode", "Feature", "FeatureUnavailable", "Report", "RewardClient",
+    "SampleScore", "ServerError", "Shaper", "ShapingConfig", "StepRewardsIgnored", "Support", "TextCall",
+    "TokenAdvantages", "Turns", "UnsupportedRelease", "add_check_arguments", "add_data_arguments",
+    "add_split_arguments", "as_mapping", "check_database", "check_limits", "check_shaper", "data_shaper",
+    "episode_records", "hookimpl", "metric_name", "parse_tool_calls", "print_written", "read_all_queries",
+    "response_text", "shared_shaper", "tool_function", "tool_responses", "turn_cap_reason",
 ]
 
 _REMOTE = ("RewardClient", "ServerError")
