@@ -3,13 +3,14 @@ calls it makes in them (and the Python calls it makes in all, libraries included
 (and ``threading.setprofile`` for the threads a call starts). Each walk runs once to build the per-process state (the
 store, the shared ``Shaper``, the scoring thread), then once traced.
 
-    .venv-verl/bin/python benchmarks/walks.py verl    # (a) a VERL answer to a reward: adapters/verl/reward.compute_score
+    .venv-verl/bin/python benchmarks/walks.py verl    # (a) a VERL answer to a reward (compute_score)
     .venv-trl/bin/python benchmarks/walks.py trl      # (b) a TRL PlanPO batch of 8: the reward, then the advantage step
     .venv/bin/python benchmarks/walks.py serve        # (c) POST /get_reward to planshape serve (in-process, 8 samples)
 
 The checkers' own work (``validators/``) is most of the calls; the files and calls outside them are the plumbing
-between a trainer's call and the checks. ``--files`` lists the files entered with the calls in each. A walk whose trainer is not installed says so and is left
-out. The counts are a measure of structure (how far a value travels), not of speed.
+between a trainer's call and the checks. ``--files`` lists the files entered with the calls in each. A walk whose
+trainer is not installed says so and is left out. The counts measure structure (how far a value travels), not
+speed.
 """
 
 from __future__ import annotations
