@@ -7,7 +7,7 @@ Batch: Planner-R1's training shape, 16 prompts x 8 rollouts = 128 trajectories x
 Each shape gives every row the same number of turns (tool observations between them, padding after);
 "alternating" is the worst case of the mask: 1,0,1,0,... over the whole row (15,250 one-token turns a row).
 Needs verl installed (``pip install "verl[verl-core]==0.9.1"``); exits 1 without it.
-Targets (DESIGN.md): PlanPO at most 1.3x VERL's GRPO at every turn count up to 120 per row, and at most
+Targets (docs/architecture.md): PlanPO at most 1.3x VERL's GRPO at every turn count up to 120 per row, and at most
 2.5x growth from 1 to 500 turns per row. Exits 1 when a target is missed.
 """
 

@@ -4,7 +4,7 @@
 #   bash scripts/setup-trl.sh 1.9.0     # the oldest release PlanPOTrainer supports, in .venv-trl-1.9
 #   bash scripts/setup-trl.sh 0.20.0    # the oldest release PlanshapeReward supports, in .venv-trl-0.20
 # torch is installed first and pinned to the CPU build: an unpinned torch would pull multi-GB CUDA wheels.
-# trl==1.16.0 resolves transformers 5.24 / accelerate 1.15 / datasets 5.2 (see ../shared/notes/trl.md §4); 0.20.0
+# trl==1.16.0 resolves transformers 5.24 / accelerate 1.15 / datasets 5.2 (its own pins, unconstrained here); 0.20.0
 # predates transformers 5, so it gets the transformers of its time.
 set -euo pipefail
 cd "$(dirname "$0")/.."

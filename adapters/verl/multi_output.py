@@ -6,8 +6,8 @@ without those keys, so a registered estimator would see each output as a whole t
 weighing 10 times in its group's baseline). This wrapper, installed by ``register.py`` where the V1 trainer
 looks the function up, gives the ``planpo`` estimator the sessions as trajectory ids and the output index as
 the turn order (the facade's row-per-turn layout), and the rows' success flags and anchor states where the
-planshape trainer fetched them (``advantages.row_success``, ``advantages.row_anchors``, by key); every other
-estimator goes to VERL's function unchanged.
+planshape trainer fetched them (``advantages.advantage_step``, by key); every other estimator goes to VERL's function
+unchanged.
 """
 
 from __future__ import annotations
@@ -17,8 +17,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from . import advantages as planpo
-from .advantages import NAME, compute_planpo_advantage
+from .advantages import NAME, AdvantageStep, compute_planpo_advantage, current_step
 
 PATCHED = "_planshape_patched"
 MODULES = ("verl.trainer.ppo.v1.utils", "verl.trainer.ppo.v1.trainer_base")  # where the V1 trainer finds it
@@ -36,24 +35,15 @@ def sessions(batch_keys: Sequence[str]) -> tuple[list[str], list[int]]:
     return ids, order
 
 
-def row_flags(batch_keys: Sequence[str]) -> list[bool] | None:
-    """The flags the planshape trainer fetched for these rows (None when it fetched none: not ``by=flag``)."""
-    if not planpo.row_success:
+def by_row(fetched: dict[str, Any] | None, batch_keys: Sequence[str], what: str) -> list[Any] | None:
+    """What the planshape trainer fetched for these rows (``what``: the success flags or the anchor states), in
+    their order; None when it fetched none."""
+    if fetched is None:
         return None
-    missing = [str(k) for k in batch_keys if str(k) not in planpo.row_success]
+    missing = [str(k) for k in batch_keys if str(k) not in fetched]
     if missing:
-        raise ValueError(f"no success flag was fetched for batch key {missing[0]!r} ({len(missing)} rows)")
-    return [planpo.row_success[str(k)] for k in batch_keys]
-
-
-def row_anchor_lists(batch_keys: Sequence[str]) -> list[list[Any]] | None:
-    """The anchor states the planshape trainer fetched for these rows (None when it fetched none: no GiGPO)."""
-    if not planpo.row_anchors:
-        return None
-    missing = [str(k) for k in batch_keys if str(k) not in planpo.row_anchors]
-    if missing:
-        raise ValueError(f"no anchor states were fetched for batch key {missing[0]!r} ({len(missing)} rows)")
-    return [planpo.row_anchors[str(k)] for k in batch_keys]
+        raise ValueError(f"no {what} were fetched for batch key {missing[0]!r} ({len(missing)} rows)")
+    return [fetched[str(k)] for k in batch_keys]
 
 
 def wrap(original: Callable[..., Any]) -> Callable[..., Any]:
@@ -63,10 +53,12 @@ def wrap(original: Callable[..., Any]) -> Callable[..., Any]:
         if adv_estimator != NAME:
             return original(data, batch_keys, adv_estimator, *args, config=config, **kwargs)
         trajectory, order = sessions(batch_keys)
+        step = current_step() or AdvantageStep()  # outside the planshape trainer: no flags, no states
         advantages, returns = compute_planpo_advantage(
             data.batch["token_level_rewards"], data.batch["response_mask"], index=data.non_tensor_batch["uid"],
-            config=config, trajectory=trajectory, turn_order=order, success=row_flags(batch_keys),
-            anchors=row_anchor_lists(batch_keys))
+            config=config, trajectory=trajectory, turn_order=order,
+            success=by_row(step.success, batch_keys, "success flags"),
+            anchors=by_row(step.anchors, batch_keys, "anchor states"))
         data.batch["advantages"] = advantages
         data.batch["returns"] = returns
         return data

@@ -16,7 +16,7 @@ chosen by ``trainer.v1.trainer_mode``. ``register.py`` registers one class per V
   buffer, refill, checkpoints, prompt reissue) and reads ``trainer.v1.<mode>`` for the mode's settings, so once
   the registry has chosen the class, ``trainer.v1.trainer_mode`` is set back to VERL's mode before the base
   class reads it;
-* after VERL's advantage step it adds the estimator's statistics (``advantages.last_stats``, written by the
+* after VERL's advantage step it adds the estimator's statistics (``advantages.advantage_step``, filled by the
   call just made, in this process) to that step's metrics, as VERL adds its own KL metrics there (an async step
   with ``parameter_sync_step`` > 1 runs several advantage steps; VERL's aggregator averages them by rows);
 * after VERL's metric step it adds the batch means of the reward's planshape metrics, read from each row's
@@ -37,8 +37,8 @@ Two things only a trainer knows, so only these trainers give them to planshape:
   the async modes with ``success.by=pass``, the reward's own verdict ``acc`` (a row rolled out at an older
   step was scored under that step's stage, so its score must not be read against this step's maximum). They
   are fetched before VERL's advantage step and handed, by TransferQueue key, to the ``planpo`` estimator
-  (``advantages.row_success``, read by ``multi_output.py`` in both layouts).
-* for GiGPO, each row's anchor states, likewise (``advantages.row_anchors``, ``anchor_states``).
+  (handed down in ``advantages.advantage_step``, read by ``multi_output.py`` in both layouts).
+* for GiGPO, each row's anchor states, likewise (``anchor_states``).
 """
 
 from __future__ import annotations
@@ -61,7 +61,7 @@ from verl.trainer.ppo.v1.trainer_separate_async import PPOTrainerSeparateAsync  
 from verl.trainer.ppo.v1.trainer_sync import PPOTrainerSync  # noqa: E402
 
 from . import advantages, multi_output  # noqa: E402
-from .config import BLOCK, block_mapping, run_shaper  # noqa: E402
+from .config import BLOCK, block_mapping, block_shaper, run_shaper  # noqa: E402
 from .settings_refused import algorithm_refusals, refuse, reward_refusals  # noqa: E402
 
 TRAINER_NAME = "planshape"
@@ -98,7 +98,7 @@ def align_total_steps(config: Any, run_steps: int, run_source: str) -> Shaper:
     naming both numbers), written back into the block so every ``Shaper`` built from it agrees."""
     node, key = block_home(config)
     settings = block_mapping(node[key])
-    run_shaper(settings, run_steps, run_source)  # the facade's rule: fill in, or refuse a different number
+    block_shaper(settings, run_steps, run_source)  # the facade's rule: fill in, or refuse a different number
     with read_write(node), open_dict(node):
         node[key] = {**settings, TOTAL_STEPS: run_steps}
     return run_shaper(node[key])
@@ -152,21 +152,13 @@ class PlanshapeSteps(_VerlTrainer):
                    + reward_refusals(self.config, self.shaper, str(manager.get("name"))))
 
     def _compute_advantage(self, batch: Any, metrics: dict) -> Any:
-        advantages.last_stats.clear()  # what is there after the call is this call's
-        advantages.row_success.clear()
-        advantages.row_anchors.clear()
         ours = self.config.algorithm.adv_estimator == advantages.NAME
         flag = self.success_field()
-        if flag is not None and ours:
-            advantages.row_success.update(self.success_flags(batch, flag))
-        if self.shaper.uses_anchors and ours:
-            advantages.row_anchors.update(self.anchor_states(batch))
-        try:
+        success = self.success_flags(batch, flag) if flag is not None and ours else None
+        anchors = self.anchor_states(batch) if self.shaper.uses_anchors and ours else None
+        with advantages.advantage_step(success, anchors) as step:
             batch = super()._compute_advantage(batch, metrics)
-        finally:
-            advantages.row_success.clear()
-            advantages.row_anchors.clear()
-        metrics.update(advantage_metrics(self.shaper, advantages.last_stats))
+        metrics.update(advantage_metrics(self.shaper, step.stats))
         return batch
 
     def anchor_states(self, batch: Any) -> dict[str, list[Any]]:

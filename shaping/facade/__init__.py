@@ -26,21 +26,45 @@ from ..config import ConfigError, ShapingConfig, as_mapping
 from ..hookspecs import hookimpl
 from ..observe.metric_names import PREFIX, metric_name
 from ..scores import SampleScore, TokenAdvantages
+from ..splits import PLANNER_R1_VAL_SIZE
 from .agent import MAX_TEXT_CALLS, TextCall, parse_tool_calls, response_text, tool_responses
-from .arguments import add_check_arguments, add_data_arguments, add_split_arguments, data_shaper, print_written
+from .arguments import (
+    add_check_command,
+    add_data_arguments,
+    add_data_command,
+    add_split_arguments,
+    data_shaper,
+    print_written,
+)
+from .contract import CheckLaunch, PrepareData, Rewards, RunShaper, TokenAdvantagesFn, renamed
 from .environment import MAX_TURNS, SPLITS, Episode, episode_records, shared_shaper, tool_function
 from .preflight import Report, check_database, check_shaper
-from .queries import read_all_queries
+from .queries import (
+    Written,
+    gold_answer,
+    query_json,
+    query_splits,
+    read_all_queries,
+    read_queries,
+    read_query,
+    split_queries,
+    write_jsonl,
+)
 from .releases import Feature, FeatureUnavailable, Support, UnsupportedRelease
 from .shaper import Shaper
+from .steps import steps_completed, trainer_step
+from .turns import tool_call_anchors, turn_texts
 
 __all__ = [
-    "MAX_TEXT_CALLS", "MAX_TURNS", "NO_ANSWER", "PASSED", "PREFIX", "SPLITS", "ConfigError", "Episode", "Feature",
-    "FeatureUnavailable", "Report", "RewardClient", "SampleScore", "ServerError", "Shaper", "ShapingConfig",
-    "Support", "TextCall", "TokenAdvantages", "UnsupportedRelease", "add_check_arguments", "add_data_arguments",
-    "add_split_arguments", "as_mapping", "check_database", "check_shaper", "data_shaper", "episode_records",
-    "hookimpl", "metric_name", "parse_tool_calls", "print_written", "read_all_queries", "response_text",
-    "shared_shaper", "tool_function", "tool_responses",
+    "MAX_TEXT_CALLS", "MAX_TURNS", "NO_ANSWER", "PASSED", "PLANNER_R1_VAL_SIZE", "PREFIX", "SPLITS", "CheckLaunch",
+    "ConfigError", "Episode", "Feature", "FeatureUnavailable", "PrepareData", "Report", "RewardClient", "Rewards",
+    "RunShaper", "SampleScore", "ServerError", "Shaper", "ShapingConfig", "Support", "TextCall", "TokenAdvantages",
+    "TokenAdvantagesFn", "UnsupportedRelease", "Written", "add_check_command", "add_data_arguments",
+    "add_data_command", "add_split_arguments", "as_mapping", "check_database", "check_shaper", "data_shaper",
+    "episode_records", "gold_answer", "hookimpl", "metric_name", "parse_tool_calls", "print_written", "query_json",
+    "query_splits", "read_all_queries", "read_queries", "read_query", "renamed", "response_text", "shared_shaper",
+    "split_queries", "steps_completed", "tool_call_anchors", "tool_function", "tool_responses", "trainer_step",
+    "turn_texts", "write_jsonl",
 ]
 
 _REMOTE = ("RewardClient", "ServerError")

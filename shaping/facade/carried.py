@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..components import COMPONENTS
-from ..observe.metric_names import metric_name
+from ..observe.metric_names import core_metrics, metric_name
 from ..reward import weighted_sum
 from .steps import as_step
 from .success import SuccessRule
@@ -69,5 +69,5 @@ class Reweighing(SuccessRule):
         success = self.success_of(reward, as_step(step), components["pass"] == 1.0)
         logged = {name: np.asarray(columns[name], dtype=np.float64) for name in self.metric_names if name in columns}
         if "core" in self.config.metrics:
-            logged.update({metric_name("reward"): reward, metric_name("success"): success.astype(np.float64)})
+            logged.update(core_metrics(reward, success.astype(np.float64)))
         return Carried(reward, success, logged)

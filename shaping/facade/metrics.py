@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..components import COMPONENTS
-from ..observe.metric_names import ADVANTAGE_STATS, CORE, FAILURE, GROUPS, PREFIX, metric_name
+from ..observe.metric_names import ADVANTAGE_STATS, CORE, GROUPS, AdvantageStats, failure_names, metric_name
 from ..observe.monitor import MONITOR_METRICS
 
 if TYPE_CHECKING:
@@ -22,7 +22,7 @@ def metric_groups(categories: Sequence[str], monitor: bool) -> dict[str, tuple[s
     return {
         "core": tuple(metric_name(k) for k in CORE),
         "components": tuple(metric_name(k) for k in COMPONENTS),
-        "failures": tuple(metric_name(FAILURE + c) for c in categories),
+        "failures": failure_names(tuple(categories)),
         "monitor": tuple(metric_name(k) for k in MONITOR_METRICS) if monitor else (),
         "advantages": tuple(metric_name(k) for k in ADVANTAGE_STATS),
     }
@@ -69,13 +69,12 @@ class MetricNames:
         """Every name of ``advantage_metric_names`` for one batch, each trajectory counted once (``groups``:
         dense group codes per trajectory)."""
         per_group = np.bincount(groups, weights=success.astype(np.float64))
-        values: dict[str, Any] = {
-            "alpha": result.alpha, "adv_e_mean": _mean(result.trajectory), "adv_e_std": _std(result.trajectory),
-            "adv_s_mean": _mean(result.turn), "adv_s_std": _std(result.turn), "turns_mean": _mean(turns),
-            "turns_max": float(turns.max(initial=0)), "turn_tokens_mean": _mean(lengths),
-            "success_rate": _mean(success.astype(np.float64)), "groups_multi_success": _mean(per_group >= 2),
-        }
-        return {name: float(values[name.removeprefix(PREFIX)]) for name in self.advantage_metric_names}
+        stats = AdvantageStats(
+            alpha=result.alpha, adv_e_mean=_mean(result.trajectory), adv_e_std=_std(result.trajectory),
+            adv_s_mean=_mean(result.turn), adv_s_std=_std(result.turn), turns_mean=_mean(turns),
+            turns_max=float(turns.max(initial=0)), turn_tokens_mean=_mean(lengths),
+            success_rate=_mean(success.astype(np.float64)), groups_multi_success=_mean(per_group >= 2)).metrics()
+        return {name: stats[name] for name in self.advantage_metric_names}
 
 
 def _mean(x: np.ndarray) -> float:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 from planshape.validators.travelplanner import sample as sample_world
 from planshape.validators.travelplanner.query import Query, gold_plan, read_query_rows
@@ -16,6 +16,13 @@ from ..splits import PLANNER_R1_VAL_SIZE
 from ..splits import split_queries as _split_queries
 
 QueryLike = Query | Mapping[str, Any] | str
+
+
+class Written(TypedDict):
+    """One file a ``prepare-data`` wrote: where, and how many rows."""
+
+    path: str
+    rows: int
 
 
 def as_query(query: QueryLike) -> Query | Mapping[str, Any]:
@@ -85,3 +92,26 @@ def split_queries(records: Sequence[Mapping[str, Any]], val_size: int = PLANNER_
                   seed: int = 0) -> tuple[list, list]:
     """(train, validation) records: Planner-R1's seeded re-split, stratified by level (``splits.py``)."""
     return _split_queries(records, val_size, seed)
+
+
+def query_splits(queries: Sequence[str | Path], out: str | Path, val_out: str | Path | None = None,
+                 val_size: int = PLANNER_R1_VAL_SIZE, seed: int = 0, limit: int | None = None
+                 ) -> list[tuple[str, list[dict[str, Any]], Path]]:
+    """What a ``prepare-data`` writes where, as ``(split, records, path)``: the records of the query files (the
+    first ``limit`` when given) all to ``out``, or, with ``val_out``, Planner-R1's re-split: ``train`` to ``out``,
+    ``val`` to ``val_out``."""
+    records = read_all_queries(queries)
+    records = records[:limit] if limit else records
+    if val_out is None:
+        return [("train", records, Path(out))]
+    train, val = split_queries(records, val_size, seed)
+    return [("train", train, Path(out)), ("val", val, Path(val_out))]
+
+
+def write_jsonl(rows: Sequence[Mapping[str, Any]], path: Path) -> Written:
+    """Dataset rows as JSON Lines at ``path`` (its folder made), and what was written."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("w", encoding="utf-8") as out:
+        for row in rows:
+            out.write(json.dumps(row, ensure_ascii=False) + "\n")
+    return {"path": str(path), "rows": len(rows)}

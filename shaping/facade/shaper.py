@@ -25,7 +25,7 @@ from ..observe.monitor import NOT_CHECKED
 from ..observe.verdict_log import verdict_code
 from ..reward import RewardResult, Scorer
 from ..scores import SampleScore, TokenAdvantages
-from . import queries, steps
+from . import queries, steps, turns
 from .agent import AgentSide
 from .carried import Reweighing
 from .describe import Description
@@ -215,34 +215,8 @@ class Shaper(Reweighing, SuccessRule, MetricNames, AgentSide, Description, Proce
         ``config.anchor_key``: the trainer's per-turn state ids, or ``tool_call_anchors`` of the turns' text."""
         return bool(getattr(self.estimator, "uses_anchors", False))
 
-    @staticmethod
-    def tool_call_anchors(turn_texts: Sequence[Any]) -> list[str]:
-        """The TravelPlanner anchor of each turn of one trajectory from its assistant turns' text: the tool
-        calls and arguments made before the turn (``advantages/anchors.py``); never raises on model text."""
-        from ..advantages.anchors import tool_call_anchors
-
-        return tool_call_anchors(turn_texts)
-
-    @staticmethod
-    def turn_texts(mask: torch.Tensor, token_ids: torch.Tensor, decode: Any) -> list[list[str]]:
-        """Each row's assistant turns as text: ``decode`` (a tokenizer's ``decode``) of the ``token_ids`` under
-        each run of 1s of the (B, L) ``mask`` (aligned with it), in order (``tool_call_anchors`` reads them)."""
-        from ..advantages.turns import turn_spans
-
-        spans = turn_spans(mask)
-        ids = token_ids.tolist()
-        texts: list[list[str]] = [[] for _ in range(mask.shape[0])]
-        for row, start, end in zip(spans.rows.tolist(), spans.starts.tolist(), spans.ends.tolist(), strict=True):
-            texts[row].append(decode(ids[row][start:end]))
-        return texts
-
-    @staticmethod
-    def final_turns(mask: torch.Tensor) -> list[tuple[int, int] | None]:
-        """The ``[start, end)`` columns of each row's final assistant turn in a (B, L) assistant mask (the last
-        run of 1s; None for a row with no turn): where a trainer decodes the answer from."""
-        from ..advantages.turns import final_turns
-
-        return final_turns(mask)
+    tool_call_anchors = staticmethod(turns.tool_call_anchors)
+    turn_texts = staticmethod(turns.turn_texts)
 
 
 @lru_cache(maxsize=8)

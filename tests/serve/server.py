@@ -1,6 +1,6 @@
 """A real ``planshape serve`` process on 127.0.0.1 for the tests, and the requests the trainers send to it.
 
-The payloads are what each trainer's client builds (read from their source, see ../shared/notes/serving.md):
+The payloads are what each trainer's client builds (read from each client's source; docs/serve.md):
 OpenRLHF's ``SingleTurnAgentExecutor._fetch_rewards_via_http`` (0.11.0 and 0.11.2), slime's ``remote_rm`` and
 NeMo Gym's ``SimpleAgent.run``; none of them sends a header beyond JSON.
 """

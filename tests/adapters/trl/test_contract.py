@@ -78,7 +78,7 @@ def test_the_metrics_reach_trls_log_in_a_training_step(sample_records, byte_toke
 def test_the_adapter_states_what_this_release_runs():
     from planshape.adapters.trl.check import check_launch
 
-    report = check_launch({"database": "sample", "estimator": "grpo"}, 0)
+    report = check_launch(config={"database": "sample", "estimator": "grpo"})
     assert report.lines[0] == f"trl {VERSION} (planshape supports {SUPPORT.range})"
     for what, ok, _ in SUPPORT.rows(VERSION):
         assert any(line.startswith("runs: " if ok else f"not in {VERSION}: ") and what in line for line in report.lines)
