@@ -27,6 +27,7 @@ from pathlib import Path
 
 import aiohttp
 from planshape.shaping import Shaper
+from planshape.shaping.facade import gold_answer, query_json, read_queries
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -57,8 +58,8 @@ def quantile(values: list[float], q: float) -> float:
 
 def workloads(shaper: Shaper, records: list[dict], n: int) -> dict[str, tuple[list[str], list[str], list[str]]]:
     """name -> (texts, labels, prompts), ``n`` samples each."""
-    gold = [Shaper.gold_answer(r) for r in records]
-    labels = [Shaper.query_json(r) for r in records]
+    gold = [gold_answer(r) for r in records]
+    labels = [query_json(r) for r in records]
     prompts = [chat_prompt(shaper.messages(r, include_tools=True)) for r in records]
     rng = random.Random(0)
     fuzzed = [model_text(rng, gold[i % len(gold)])[:50_000] for i in range(n)]
@@ -101,7 +102,7 @@ def main() -> int:
 
     config = {"database": args.database, "estimator": "grpo", "total_steps": 100}
     shaper = Shaper.from_mapping(config)
-    records = Shaper.read_queries(args.train)
+    records = read_queries(args.train)
     loads = workloads(shaper, records, args.samples)
     print(f"{os.cpu_count()} CPU(s); {args.samples} samples per workload; one sample per request, "
           f"{args.concurrency} in flight\n")

@@ -10,13 +10,14 @@ import numpy as np
 
 from .components import COMPONENTS, PASSED
 from .observe.metric_names import GROUPS, core_metrics, failure_names, metric_name
-from .observe.monitor import Watch, watch_metrics
+from .observe.monitor import MONITOR_METRICS, Watch, watch_metrics
 from .observe.verdict_log import CHECK_KEYS, NOT_RUN
 
 if TYPE_CHECKING:
     import torch
 
 COMPONENT_NAMES = tuple(metric_name(k) for k in COMPONENTS)
+MONITOR_NAMES = tuple(metric_name(k) for k in MONITOR_METRICS)  # ``watch_metrics`` gives its values in this order
 
 
 @dataclass(frozen=True)
@@ -60,7 +61,7 @@ class SampleScore:
             out.update({name: float(c == counted) for c, name in zip(self.categories,
                                                                      failure_names(self.categories), strict=True)})
         if "monitor" in self.groups and self.watch is not None:
-            out.update({metric_name(k): v for k, v in watch_metrics(self.watch).items()})
+            out.update(zip(MONITOR_NAMES, watch_metrics(self.watch).values(), strict=True))
         return out
 
 

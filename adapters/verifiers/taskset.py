@@ -22,7 +22,14 @@ from .version import check_version
 check_version()
 
 import verifiers.v1 as vf  # noqa: E402
-from planshape.shaping.facade import MAX_TURNS, SampleScore, Shaper, episode_records, shared_shaper  # noqa: E402
+from planshape.shaping.facade import (  # noqa: E402
+    MAX_TURNS,
+    SampleScore,
+    Shaper,
+    episode_records,
+    query_json,
+    shared_shaper,
+)
 from pydantic import Field  # noqa: E402
 
 from .toolset import TravelPlannerToolsConfig, TravelPlannerToolset  # noqa: E402
@@ -33,7 +40,7 @@ INFO_KEY = "planshape"
 
 class TravelPlannerData(vf.TaskData):
     query: str
-    """The TravelPlanner record's query fields as JSON (``Shaper.query_json``): what the reward reads."""
+    """The TravelPlanner record's query fields as JSON (``query_json``): what the reward reads."""
 
 
 class TravelPlannerTaskConfig(vf.TaskConfig):
@@ -99,7 +106,7 @@ class TravelPlannerTaskset(vf.Taskset[TravelPlannerTask, TravelPlannerConfig]):
         system, user = shaper.messages(record)
         return TravelPlannerTask(TravelPlannerData(
             idx=i, id=_durable_id(record, i), name=f"{record.get('level', '')}-{record.get('days', '')}d",
-            prompt=user["content"], system_prompt=system["content"], query=shaper.query_json(record)), config)
+            prompt=user["content"], system_prompt=system["content"], query=query_json(record)), config)
 
 
 def _durable_id(record: dict[str, Any], i: int) -> str:

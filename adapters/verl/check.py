@@ -19,7 +19,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from planshape.shaping.facade import Report, check_shaper
+from planshape.shaping.facade import Report, check_shaper, read_query
 
 from .config import BLOCK, FILE_KEY
 from .support import ENTRY_POINT as PLUGINS
@@ -167,9 +167,9 @@ def _data_file(key: str, path: Path, shaper: Any, report: Report) -> None:
                              "prepare-data`")
         return
     if shaper is not None and not own_task:
-        label = (table.column("reward_model").to_pylist()[0] or {}).get("ground_truth")
+        label: Any = (table.column("reward_model").to_pylist()[0] or {}).get("ground_truth")
         try:
-            shaper.read_query(label)  # the reward's own reading of a row's label
+            read_query(label)  # the reward's own reading of a row's label
         except ValueError as exc:
             report.errors.append(f"data.{key}={path}: the first row's reward_model.ground_truth is not a query "
                                  f"the reward reads ({exc}); write the file with `planshape verl prepare-data`")

@@ -55,7 +55,7 @@ SUPPORT.require(TRAINER)  # outside the range, or before 0.9: one message, befor
 import numpy as np  # noqa: E402
 import transfer_queue as tq  # noqa: E402
 from omegaconf import open_dict, read_write  # noqa: E402
-from planshape.shaping.facade import ConfigError, Shaper  # noqa: E402
+from planshape.shaping.facade import ConfigError, Shaper, tool_call_anchors, turn_texts  # noqa: E402
 from verl.trainer.ppo.v1.trainer_colocate_async import PPOTrainerColocateAsync  # noqa: E402
 from verl.trainer.ppo.v1.trainer_separate_async import PPOTrainerSeparateAsync  # noqa: E402
 from verl.trainer.ppo.v1.trainer_sync import PPOTrainerSync  # noqa: E402
@@ -184,14 +184,14 @@ class PlanshapeSteps(_VerlTrainer):
             return out
         data = tq.kv_batch_get(keys=list(batch.keys), partition_id=batch.partition_id,
                                select_fields=["responses", "response_mask"]).to_padded_tensor()
-        texts = Shaper.turn_texts(data["response_mask"], data["responses"], self.tokenizer.decode)
+        texts = turn_texts(data["response_mask"], data["responses"], self.tokenizer.decode)
         sessions: dict[str, list[tuple[int, int]]] = {}
         for row, (session, output) in enumerate(zip(*multi_output.sessions(keys), strict=True)):
             sessions.setdefault(session, []).append((output, row))
         out = {}
         for rows in sessions.values():
             rows.sort()
-            states = iter(Shaper.tool_call_anchors([text for _, row in rows for text in texts[row]]))
+            states = iter(tool_call_anchors([text for _, row in rows for text in texts[row]]))
             for _, row in rows:
                 out[keys[row]] = [next(states) for _ in texts[row]]
         return out

@@ -12,19 +12,20 @@ Step convention, stated once: ``step`` is the number of optimizer steps complete
 first batch is step 0 (VERL ``global_steps - 1``, TRL ``trainer_state.global_step``, OpenRLHF
 ``global_step``). Stage boundaries are half-open. See docs/adapter-kit.md.
 
-One module per concern: ``shaper`` (the two jobs), ``success`` (the success rule both share), ``carried``
-(checked once, weighed at another step), ``metrics`` (the names a run logs),
-``agent`` (prompt, tools, tool calls as text), ``queries`` and ``steps`` (what trainers hand over),
-``describe`` (``describe`` / ``explain``), ``resources`` (worker pool, verdict log), ``arguments`` and
-``preflight`` (what every adapter's commands share), ``releases`` (the one version error and the trainer releases
-each adapter supports), ``environment`` (an episode as the environment standards step it: verifiers, OpenEnv, TRL's
-``environment_factory``).
+``Shaper`` holds its parts, each an object built and tested alone: the reward (``planshape.shaping.reward.Scorer``),
+the estimator (``estimator``), the agent side (``agent``: prompt, tools, tool calls as text), the process's resources
+(``resources``: worker pool, verdict log) and the description (``describe``: ``describe`` / ``explain``). Beside
+it, one module per concern: the data side as functions (``queries``, ``steps``, ``turns``: what trainers hand over),
+``arguments`` and ``preflight`` (the commands and checks every adapter shares), ``contract`` (the adapter contract
+as types), ``releases`` (the one version error and the trainer releases each adapter supports), ``environment`` (an
+episode as the environment standards step it: verifiers, OpenEnv, TRL's ``environment_factory``).
 """
 
 from ..components import NO_ANSWER, PASSED
 from ..config import ConfigError, ShapingConfig, as_mapping
 from ..hookspecs import hookimpl
 from ..observe.metric_names import PREFIX, metric_name
+from ..reward import read_query
 from ..scores import SampleScore, TokenAdvantages
 from ..splits import PLANNER_R1_VAL_SIZE
 from .agent import MAX_TEXT_CALLS, TextCall, parse_tool_calls, response_text, tool_responses
@@ -46,7 +47,6 @@ from .queries import (
     query_splits,
     read_all_queries,
     read_queries,
-    read_query,
     split_queries,
     write_jsonl,
 )

@@ -15,48 +15,12 @@ from ..config import SAMPLE_WORLD
 from ..splits import PLANNER_R1_VAL_SIZE
 from ..splits import split_queries as _split_queries
 
-QueryLike = Query | Mapping[str, Any] | str
-
 
 class Written(TypedDict):
     """One file a ``prepare-data`` wrote: where, and how many rows."""
 
     path: str
     rows: int
-
-
-def as_query(query: QueryLike) -> Query | Mapping[str, Any]:
-    """A trainer-side query (a dataset label): its JSON text is parsed here, nesting bounded; a bad one raises
-    ``ValueError`` saying what it must be (the one reading of every trainer's label)."""
-    if isinstance(query, (bytes, bytearray)):
-        query = bytes(query).decode("utf-8", "replace")
-    if isinstance(query, str):
-        try:
-            query = json.loads(query)
-        except RecursionError:
-            raise ValueError("query text nests too deeply to be a TravelPlanner record") from None
-        except ValueError as exc:
-            raise ValueError(f"query text is not JSON ({exc})") from None
-    if not isinstance(query, (Query, Mapping)):
-        raise ValueError(f"a query is a TravelPlanner record (mapping), its JSON text or a Query, "
-                         f"got {type(query).__name__}")
-    return query
-
-
-def parse_query(query: Query | Mapping[str, Any]) -> Query:
-    """A record as a ``Query`` (``ValueError`` naming what is wrong with it)."""
-    if isinstance(query, Query):
-        return query
-    try:
-        return Query.from_record(query)
-    except RecursionError:
-        raise ValueError("the query record nests too deeply to be a TravelPlanner record") from None
-
-
-def read_query(label: QueryLike) -> Query:
-    """A trainer's query label (a record, its JSON text, or a ``Query``) read as the reward reads it;
-    ``ValueError`` saying what it must be (what a preflight runs on a data file's first row)."""
-    return parse_query(as_query(label))
 
 
 def read_queries(path: str | Path) -> list[dict[str, Any]]:

@@ -27,7 +27,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..facade import Shaper
+from ..facade import Shaper, trainer_step
 from .auth import Guard
 from .limits import Limits, parse_json
 from .metrics import CONTENT_TYPE, Metrics
@@ -134,7 +134,7 @@ class Service:
         if value is None:
             return None
         try:
-            return Shaper.trainer_step(int(value), STEP_HEADER)
+            return trainer_step(int(value), STEP_HEADER)
         except ValueError:
             raise BadRequest(f"header {STEP_HEADER} must be a whole number >= 0 (optimizer steps completed), "
                              f"got {value[:40]!r}") from None

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..components import ERROR
-from ..facade import SampleScore, Shaper
+from ..facade import SampleScore, Shaper, read_query
 from .wire import Sample
 
 log = logging.getLogger("planshape.serve")
@@ -95,7 +95,7 @@ class Batcher:
         queries = []
         for i, job in enumerate(jobs):
             try:
-                queries.append(Shaper.read_query(job.sample.label))
+                queries.append(read_query(job.sample.label))
                 readable.append(i)
             except (ValueError, TypeError) as exc:
                 out[i] = self.shaper.unscored(step, ERROR, f"the label is not a TravelPlanner query: {exc}"[:300])

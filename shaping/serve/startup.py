@@ -30,7 +30,7 @@ def serve_shaper(config: Any, workers: int | None, open_now: bool = True) -> Sha
     shaper = Shaper(ShapingConfig.from_mapping(settings))
     if not open_now:
         return shaper
-    shaper.scorer  # noqa: B018 - opens the database now
+    shaper.scorer.store  # noqa: B018 - opens the database now
     if shaper.config.workers > 0:
         from planshape.shaping.scoring_pool import PoolError
 

@@ -21,7 +21,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..facade import SampleScore, Shaper, response_text
+from ..facade import SampleScore, Shaper, response_text, trainer_step
 
 
 class BadRequest(Exception):
@@ -46,7 +46,7 @@ def request_step(body: Mapping[str, Any]) -> int | None:
     if "step" not in body or body["step"] is None:
         return None
     try:
-        return Shaper.trainer_step(body["step"], "step")
+        return trainer_step(body["step"], "step")
     except ValueError as exc:
         raise BadRequest(str(exc)) from None
 

@@ -18,6 +18,8 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
+from planshape.shaping.facade import query_json
+
 QWEN_EOS = "<|im_end|>"
 
 
@@ -163,9 +165,8 @@ def nemo_response(text: str | None, tool_call_last: bool = False) -> dict[str, A
 def nemo_row(record: dict[str, Any], messages: list[dict[str, str]], index: int) -> dict[str, Any]:
     """A NeMo Gym dataset row for a TravelPlanner query: the query's fields flat beside
     ``responses_create_params`` and ``agent_ref``, with the rollout indices the collection adds."""
-    from planshape.shaping import Shaper
 
     return {"responses_create_params": {"input": messages, "tools": [], "temperature": 1.0},
-            **json.loads(Shaper.query_json(record)),
+            **json.loads(query_json(record)),
             "agent_ref": {"type": "responses_api_agents", "name": "planshape_travelplanner_agent"},
             "_ng_task_index": index, "_ng_rollout_index": 0}

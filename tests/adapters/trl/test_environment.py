@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from planshape.shaping.facade import query_json
 
 from ...environments.cases import BAD_CALLS, cases, facade_view, good_calls
 from .scripted import TOOL_CALLS, scripted
@@ -50,7 +51,7 @@ def test_without_the_answer_hand_over_get_reward_says_what_to_use(shaper, sample
     from planshape.adapters.trl.environment import travelplanner_env
 
     env = travelplanner_env(shaper)()
-    env.reset(planshape_query=shaper.query_json(sample_records[0]))
+    env.reset(planshape_query=query_json(sample_records[0]))
     with pytest.raises(RuntimeError, match="EnvironmentGRPOTrainer"):
         env.get_reward()
 
