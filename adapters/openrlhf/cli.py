@@ -11,7 +11,7 @@ import json
 import shutil
 from pathlib import Path
 
-from planshape.shaping.facade import Shaper, add_check_command, add_data_command, hookimpl
+from planshape.shaping.facade import Shaper, add_check_command, add_command_group, add_data_command, hookimpl
 
 from . import CONFIG_ENV
 from .support import SUPPORT  # noqa: F401 - the release table that `planshape plugins` reads here
@@ -42,8 +42,7 @@ def _files(args: argparse.Namespace) -> int:
 @hookimpl
 def planshape_add_commands(subparsers: argparse._SubParsersAction) -> None:
     """The ``openrlhf`` command group of the planshape CLI."""
-    group = subparsers.add_parser("openrlhf", help="OpenRLHF: the reward/agent files and the prompt dataset")
-    commands = group.add_subparsers(dest="openrlhf_command", required=True)
+    commands = add_command_group(subparsers, "openrlhf", "OpenRLHF: the reward/agent files and the prompt dataset")
     files = commands.add_parser("files", help="write reward_func.py, agent_func.py and planshape.json into a folder")
     files.add_argument("-o", "--out", required=True, help="a folder every node of the Ray cluster can read")
     files.add_argument("--config", required=True, help="the planshape config (JSON/YAML file), validated first")

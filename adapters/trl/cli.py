@@ -9,7 +9,7 @@ import argparse
 from collections.abc import Mapping
 from typing import Any
 
-from planshape.shaping.facade import add_check_command, add_data_command, hookimpl
+from planshape.shaping.facade import add_check_command, add_command_group, add_data_command, hookimpl
 
 from .support import SUPPORT  # noqa: F401 - the release table that `planshape plugins` reads here
 
@@ -21,8 +21,7 @@ def _how_to_load(written: Mapping[str, Mapping[str, Any]]) -> str:
 @hookimpl
 def planshape_add_commands(subparsers: argparse._SubParsersAction) -> None:
     """The ``trl`` command group."""
-    group = subparsers.add_parser("trl", help="TRL GRPOTrainer adapter: dataset preparation and set-up checks")
-    commands = group.add_subparsers(dest="trl_command", required=True)
+    commands = add_command_group(subparsers, "trl", "TRL GRPOTrainer adapter: dataset preparation and set-up checks")
     add_data_command(commands, __package__, "TravelPlanner CSV/JSONL -> GRPOTrainer dataset rows (JSONL)",
                      "JSONL file to write (columns: prompt, planshape_query)", _how_to_load)
     add_check_command(commands, __package__, "check the installed TRL and a planshape config; show what "

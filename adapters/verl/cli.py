@@ -8,7 +8,7 @@ import sys
 from collections.abc import Mapping
 from typing import Any
 
-from planshape.shaping.facade import add_check_command, add_data_command, hookimpl
+from planshape.shaping.facade import add_check_command, add_command_group, add_data_command, hookimpl
 
 from .support import SUPPORT  # noqa: F401 - the release table that `planshape plugins` reads here
 
@@ -20,8 +20,7 @@ def _how_to_load(written: Mapping[str, Mapping[str, Any]]) -> str:
 @hookimpl
 def planshape_add_commands(subparsers: argparse._SubParsersAction) -> None:
     """Add the ``verl`` command group to the core CLI's subparsers."""
-    verl = subparsers.add_parser("verl", help="VERL adapter: prepare data, check a run's config")
-    sub = verl.add_subparsers(dest="verl_command", required=True)
+    sub = add_command_group(subparsers, "verl", "VERL adapter: prepare data, check a run's config")
     add_data_command(sub, __package__, "TravelPlanner queries (HF CSV/JSONL) -> train/val parquet",
                      "directory for train.parquet (and val.parquet, split by --val-size)", _how_to_load,
                      "where the validation rows go (default: OUT/val.parquet)")

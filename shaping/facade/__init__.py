@@ -31,6 +31,7 @@ from ..splits import PLANNER_R1_VAL_SIZE
 from .agent import MAX_TEXT_CALLS, TextCall, parse_tool_calls, response_text, tool_responses
 from .arguments import (
     add_check_command,
+    add_command_group,
     add_data_arguments,
     add_data_command,
     add_split_arguments,
@@ -59,12 +60,12 @@ __all__ = [
     "MAX_TEXT_CALLS", "MAX_TURNS", "NO_ANSWER", "PASSED", "PLANNER_R1_VAL_SIZE", "PREFIX", "SPLITS", "CheckLaunch",
     "ConfigError", "Episode", "Feature", "FeatureUnavailable", "PrepareData", "Report", "RewardClient", "Rewards",
     "RunShaper", "SampleScore", "ServerError", "Shaper", "ShapingConfig", "Support", "TextCall", "TokenAdvantages",
-    "TokenAdvantagesFn", "UnsupportedRelease", "Written", "add_check_command", "add_data_arguments",
-    "add_data_command", "add_split_arguments", "as_mapping", "check_database", "check_shaper", "data_shaper",
-    "episode_records", "gold_answer", "hookimpl", "metric_name", "parse_tool_calls", "print_written", "query_json",
-    "query_splits", "read_all_queries", "read_queries", "read_query", "renamed", "response_text", "shared_shaper",
-    "split_queries", "steps_completed", "tool_call_anchors", "tool_function", "tool_responses", "trainer_step",
-    "turn_texts", "write_jsonl",
+    "TokenAdvantagesFn", "UnsupportedRelease", "Written", "add_check_command", "add_command_group",
+    "add_data_arguments", "add_data_command", "add_split_arguments", "as_mapping", "check_database", "check_shaper",
+    "data_shaper", "episode_records", "gold_answer", "hookimpl", "metric_name", "parse_tool_calls", "print_written",
+    "query_json", "query_splits", "read_all_queries", "read_queries", "read_query", "renamed", "response_text",
+    "shared_shaper", "split_queries", "steps_completed", "tool_call_anchors", "tool_function", "tool_responses",
+    "trainer_step", "turn_texts", "write_jsonl",
 ]
 
 _REMOTE = ("RewardClient", "ServerError")

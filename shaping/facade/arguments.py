@@ -23,6 +23,13 @@ DATA_CONFIG = '{"database": "sample", "estimator": "grpo"}'
 """A data step's default config: the rows depend on the prompt alone, not on the database or the estimator."""
 
 
+def add_command_group(subparsers: argparse._SubParsersAction, trainer: str, help: str) -> argparse._SubParsersAction:
+    """An adapter's ``planshape <trainer> ...`` group (its commands go in what this returns; the chosen one is
+    ``args.<trainer>_command``)."""
+    group = subparsers.add_parser(trainer, help=help)
+    return group.add_subparsers(dest=f"{trainer}_command", required=True)
+
+
 def add_split_arguments(parser: argparse.ArgumentParser, out_flag: str | None = None) -> None:
     """The flags of Planner-R1's 180/45 re-split (``split_queries``), the same in every adapter's data step.
     ``out_flag``: where the validation rows go, for a data step that splits only when asked."""

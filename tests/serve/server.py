@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import secrets
 import socket
 import subprocess
 import sys
@@ -93,6 +94,15 @@ class Server:
                 self.process.kill()
                 self.process.wait()
         self._log.close()
+
+
+def with_token(config: dict[str, Any], folder: Path, *args: str) -> tuple[Server, str]:
+    """A server that wants a token (a fresh one, in a 0600 file in ``folder``), and the file's path."""
+    folder.mkdir(parents=True, exist_ok=True)
+    token = folder / "token"
+    token.write_text(secrets.token_urlsafe(24))
+    os.chmod(token, 0o600)
+    return Server(config, folder, "--workers", "1", "--token-file", str(token), *args), str(token)
 
 
 def request(url: str, body: bytes | None = None, method: str = "POST", headers: dict[str, str] | None = None,
