@@ -47,7 +47,8 @@ class PandasStore:
         _, name_col, city_col, _ = COLUMNS[table]
         df = self.tables[table]
         if exact:
-            hit = df[(df[name_col].astype(str).str.strip() == name) & (df[city_col] == city)]
+            key = " ".join(name.split())  # spacing aside, as the stores compare names
+            hit = df[(df[name_col].astype(str).str.split().str.join(" ") == key) & (df[city_col] == city)]
         else:
             hit = df[(df[name_col].astype(str).str.contains(re.escape(name))) & (df[city_col] == city)]
         return self._rows(table, hit)

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from planshape.validators.travelplanner.agent.tools import DEFAULT_MAX_CHARS
+from planshape.validators.travelplanner.checks.conventions import Conventions
 from planshape.validators.travelplanner.plan.formats import MAX_ANSWER_CHARS
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
@@ -24,8 +25,8 @@ from .observe.metric_names import GROUPS
 from .schedules import WEIGHTED, LinearDecay, Schedule, ScheduleError, schedule_from_config
 
 SAMPLE_WORLD = "sample"  # the ``database`` value that selects the bundled sample world
-TRAVELPLANNER_FIELDS = ("backend", "mode", "schedule", "component_weights", "answer", "tools", "monitor",
-                        "sample_budget_s", "workers")
+TRAVELPLANNER_FIELDS = ("backend", "mode", "conventions", "schedule", "component_weights", "answer", "tools",
+                        "monitor", "sample_budget_s", "workers")
 """What only scoring TravelPlanner plans reads: refused, when not left at its default, in an estimator-only config."""
 
 
@@ -100,6 +101,7 @@ class ShapingConfig(_Section):
     database: str | None = None
     backend: Literal["auto", "memory", "sqlite"] = "auto"
     mode: Literal["official", "strict"] = "strict"
+    conventions: Conventions = Conventions()  # strict's bounds the database does not give (docs/modes.md)
     schedule: str | dict[str, Any] = "stage1"
     component_weights: dict[str, float] = {}
     estimator: str = "planpo"

@@ -80,8 +80,9 @@ class Scorer:
         nothing: ``store`` raises ``ConfigError``)."""
         path = config.database_path
         opener = None if path is None else _Opener(str(path), config.backend)
-        return cls(None, config.mode, config.schedule_object(), config.component_weights, config.answer.max_chars,
-                   config.monitor, config.success, config.metrics, opener)
+        return cls(None, get_mode(config.mode, config.conventions), config.schedule_object(),
+                   config.component_weights, config.answer.max_chars, config.monitor, config.success, config.metrics,
+                   opener)
 
     @property
     def store(self) -> SandboxStore:

@@ -93,7 +93,7 @@ FAMILIES = {
     "drop_last_attraction": lambda db: (rockford(edits={(1, "attraction"): "Free time"}), ROCKFORD, db),
     "substring_match": lambda db: (rockford(edits={(1, "breakfast"): "Dial, Rockford"}), ROCKFORD, db),
     "exact_repeats": lambda db: (rockford(edits={(2, "lunch"): "Flying Mango,  Rockford"}), ROCKFORD, db),
-    "unchecked_transport": lambda db: (rockford(edits={(2, "transportation"): "Drive from Rockford to St. Petersburg"}),
+    "unchecked_transport": lambda db: (rockford(edits={(2, "transportation"): "Bus from Rockford to St. Petersburg"}),
                                        ROCKFORD, db),
     "any_city_on_3_days": lambda db: (rockford(), ROCKFORD.model_copy(update={"dest": "Chicago"}), db),
     "same_place_by_text": lambda db: (rockford(edits={(2, "lunch"): "Flying Mango , Rockford"}), ROCKFORD, db),
@@ -103,9 +103,9 @@ FAMILIES = {
                                                          + ", taxi to the hotel"}), ROCKFORD, db),
     "blank_fields_count": lambda db: (rockford(edits={(1, "breakfast"): None}), ROCKFORD, db),
 }
-# Shapes that a later rule closes too: "(S1)" after the city names no state (Q17); the taxi string's
-# trailing ", St. Petersburg" is no canonical transport field (Q16). The monitor names every such rule.
-ALSO_CLOSED_BY = {"city_by_substring": ("unchecked_stated_values",)}
+# Shapes that a later rule closes too ("(S1)" after the city names no state: Q17). The monitor names every such
+# rule. (The taxi string's trailing ", St. Petersburg" names no value: strict's reader, Q22, leaves it unread.)
+ALSO_CLOSED_BY: dict[str, tuple[str, ...]] = {}
 SAMPLE_FAMILIES = {
     "ignore_flight_date": lambda: (sample({(0, "transportation"): "Flight Number: F9000201, from Harborview to "
                                           "Lindenfield, Departure Time: 07:30, Arrival Time: 09:20"}), SAMPLE_Q),
@@ -131,9 +131,13 @@ def test_quirk_family_is_an_exploit_named_by_its_flag(quirk, database):
 
 
 def test_a_shape_two_rules_close_is_named_by_both(database):
+    _, watch = Monitor("strict").check(rockford(edits={(2, "lunch"): "Flying Mango, Rockford (then Coco Bambu)"}),
+                                       ROCKFORD, database)
+    assert watch.exploit and watch.rules == ("same_place_by_text", "several_places_per_field")
+    # "(S1)" after the city is a remark strict's reader leaves unread (it names no place): only the repeat is left
     _, watch = Monitor("strict").check(rockford(edits={(2, "lunch"): "Flying Mango, Rockford(S1)"}), ROCKFORD,
                                        database)
-    assert watch.exploit and watch.rules == ("same_place_by_text", "several_places_per_field")
+    assert watch.exploit and watch.rules == ("same_place_by_text",)
 
 
 @pytest.mark.parametrize("quirk", sorted(SAMPLE_FAMILIES))

@@ -1,11 +1,12 @@
 """An independent answer to "can anyone do this plan by the database's own times?", for the timeline's tests.
 
-It shares nothing with the checker but the bounds (windows, least times, airport slack, day-trip reach,
-from ``timeline.py``: they are the rule, not its implementation). It reads the plan's strings with its own
-patterns, asks the store for the rows (flight times, distance-table durations), and searches every order of
-each day's items one item at a time (a subset search, where the checker fills a table over counts), with
-each move taken only when the next item, or the night, is in another city. A day starts at 00:00, or when
-the day before was over if that is later, and a day whose transport has no timed row starts afresh.
+It shares nothing with the checker but the bounds (windows, least times, airport slack, day-trip reach:
+strict's default conventions, ``conventions.py``: they are the rule, not its implementation). It reads the
+plan's strings with its own patterns, asks the store for the rows (flight times, distance-table durations),
+and searches every order of each day's items one item at a time (a subset search, where the checker fills a
+table over counts), with each move taken only when the next item, or the night, is in another city. A day
+starts at 00:00, or when the day before was over if that is later, and a day whose transport has no timed row
+starts afresh.
 """
 
 from __future__ import annotations
@@ -13,12 +14,12 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from planshape.validators.travelplanner.checks import timeline
-from planshape.validators.travelplanner.checks.whereabouts import DAY_TRIP_KM
+from planshape.validators.travelplanner.checks.conventions import CONVENTIONS
 
 # The rule's bounds, copied once (a test that plants a bug in the checker's own cannot reach these).
-WINDOWS, MINUTES = dict(timeline.WINDOWS), dict(timeline.MINUTES)
-BOARDING, LANDING = timeline.BOARDING, timeline.LANDING
+WINDOWS, MINUTES = dict(CONVENTIONS.bounds.windows), dict(CONVENTIONS.bounds.minutes)
+BOARDING, LANDING = CONVENTIONS.bounds.boarding, CONVENTIONS.bounds.landing
+DAY_TRIP_KM = CONVENTIONS.day_trip_km
 
 FOREVER = 10 ** 9
 

@@ -7,6 +7,7 @@ conversion, and a typed value holding a line break, ``;``, ``,`` or ``to`` was r
 from __future__ import annotations
 
 import copy
+import re
 
 import fastjsonschema
 import pytest
@@ -47,7 +48,7 @@ TRICKS = {
     "accommodation city with a comma": ((0, "accommodation", "city"), "Chicago, Rockford",
                                         "day 1, field 'accommodation.city'"),
     "day numbered 30": ((1, "days"), 30, "day 2, field 'days'"),
-    "flight number with a newline": ((0, "transportation", "flight_number"), "F3573659\n",
+    "flight number with a newline": ((0, "transportation", "flight_number"), "F3573\n659",
                                      "day 1, field 'transportation.flight_number'"),
 }
 
@@ -75,6 +76,9 @@ def test_both_schema_validators_give_one_answer_on_line_ends(value):
     with pytest.raises(fastjsonschema.JsonSchemaValueException):
         fast_day(plan[0])
     assert not _day_validator().is_valid(plan[0])
+    if value.strip() != value:  # a line end after the value is spacing: the gate tidies it away (issue 33)
+        assert gate(plan).ok and gate(plan).structured[0]["transportation"][key] == value.strip()
+        return
     reason = gate(plan).reason
     assert not gate(plan).ok and "does not match" in reason
     assert reason.startswith(f"day 1, field 'transportation.{key}'")
@@ -101,4 +105,5 @@ def test_every_accepted_answer_reads_back_as_typed(name, city, to, where):
         assert len(items) == 1
         text = items[0]
     assert name_city(text) == (name.strip(), before_parenthesis(city.strip()).strip())
-    assert extract_from_to(result.plan[0]["current_city"]) == ("St. Petersburg", plan[0]["city"]["to"])
+    tidied = " ".join(plan[0]["city"]["to"].replace("\t", " ").split(" ")).strip()  # spacing is tidied
+    assert extract_from_to(result.plan[0]["current_city"]) == ("St. Petersburg", re.sub(" +", " ", tidied))

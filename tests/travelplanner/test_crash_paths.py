@@ -17,10 +17,16 @@ CRASHES = {
 }
 
 
+STRICT_READS = {"flight number casing"}  # an honest plan in another spelling: strict reads it (Q22), and passes it
+
+
 @pytest.mark.parametrize("name", sorted(CRASHES))
 @pytest.mark.parametrize("mode", ["official", "strict"])
 def test_crash_inputs_fail_with_reason(database, name, mode):
     result = check_plan(CRASHES[name], ROCKFORD, database, mode)
+    if mode == "strict" and name in STRICT_READS:
+        assert result.final_pass, result.to_dict()
+        return
     assert result.delivered
     assert not result.final_pass
     failed = [v for v in result.commonsense.values() if v.status.value == "fail"]

@@ -12,6 +12,7 @@ import functools
 
 import pytest
 from planshape.validators.travelplanner.checks import timeline, trip_timeline
+from planshape.validators.travelplanner.checks.conventions import CONVENTIONS
 from planshape.validators.travelplanner.checks.modes import STRICT
 from planshape.validators.travelplanner.checks.trip import Trip
 from planshape.validators.travelplanner.checks.verdicts import check_plan
@@ -141,21 +142,20 @@ def test_a_planted_bug_disagrees_with_the_search(bug, train, memory_database, mo
         name, wrap = PLANTED[bug]
         monkeypatch.setattr(trip_timeline, name, wrap(getattr(trip_timeline, name)))
     elif bug == "no airport time":
-        monkeypatch.setattr(timeline, "BOARDING", 0)
-        monkeypatch.setattr(timeline, "LANDING", 0)
+        monkeypatch.setattr(CONVENTIONS.bounds, "boarding", 0)
+        monkeypatch.setattr(CONVENTIONS.bounds, "landing", 0)
     elif bug == "drives take no time":
         original = trip_timeline._ground_minutes
         monkeypatch.setattr(trip_timeline, "_ground_minutes", lambda *a: None if original(*a) is None else 0)
     elif bug == "each day starts afresh":
         original_day = trip_timeline._day
-        monkeypatch.setattr(trip_timeline, "_day", lambda trip, i, unit, ended: original_day(trip, i, unit, 0))
+        monkeypatch.setattr(trip_timeline, "_day", lambda trip, i, unit, ended, b: original_day(trip, i, unit, 0, b))
     elif bug == "day trips come back at once":
         original_trip = trip_timeline.day_trip
         monkeypatch.setattr(trip_timeline, "day_trip",
                             lambda *a: None if (found := original_trip(*a)) is None else (*found[:2], 0))
     elif bug == "sights take no time":
-        monkeypatch.setitem(timeline.MINUTES, "attraction", 0)
-        monkeypatch.setattr(timeline, "SIGHT_MINUTES", 0)
+        monkeypatch.setitem(CONVENTIONS.bounds.minutes, "attraction", 0)
     timeline.one_city.cache_clear()
     timeline.two_cities.cache_clear()
     try:

@@ -84,7 +84,7 @@ def timeline_mutations(plan: list[dict[str, Any]], days: int, dates: list[str], 
             away = [a.rsplit(",", 1)[1].strip() for a in day.get("attraction", "").split(";")
                     if "," in a and _bare(a.rsplit(",", 1)[1]) != _bare(city)]
             if away:  # a day trip: more sights there
-                for count in (1, 2, 4):
+                for count in (1, 2, 4, 8):
                     fresh_places = _Fresh(plan, store)
                     sights = [fresh_places.take("attractions", away[0]) for _ in range(count)]
                     if all(sights):

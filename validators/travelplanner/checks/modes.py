@@ -2,13 +2,15 @@
 
 Each flag is one quirk: Q1-Q10 are those of notes §8, Q11-Q15 were found hunting for reward exploits
 (issue 8), Q16-Q21 checking every claim a plan makes (issue 16; Q19 became a timeline for every day and Q16
-checks the stated cost in issue 28); ``docs/modes.md`` holds the table of differences and
-``tests/travelplanner/test_quirks.py`` one test per flag.
+checks the stated cost in issue 28), Q22 reading what a plan states whatever its form (issue 33);
+``docs/modes.md`` holds the table of differences and ``tests/travelplanner/test_quirks.py`` one test per flag.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields, replace
+
+from .conventions import CONVENTIONS, Conventions
 
 
 @dataclass(frozen=True)
@@ -37,19 +39,26 @@ class Mode:
     two_places_at_once: bool = True  # Q19: no day is timed (strict: one schedule must fit each day, timeline.py)
     day_trip_any_distance: bool = True  # Q20: a stay-day attraction may be any distance away (strict: same state)
     teleport_between_days: bool = True  # Q21: a day may start elsewhere than the day before ended
+    exact_spelling: bool = True  # Q22: text is read by exact spelling (strict: the tolerant reader, reading.py)
+    conventions: Conventions = field(default=CONVENTIONS, compare=True)  # strict's bounds the database does not give
 
 
 OFFICIAL = Mode("official")
-STRICT = Mode("strict", **{f.name: False for f in fields(Mode) if f.name != "name"})
+QUIRKS = tuple(f.name for f in fields(Mode) if f.type in (bool, "bool"))
+STRICT = Mode("strict", **dict.fromkeys(QUIRKS, False))  # type: ignore[arg-type]  # every flag is a bool
 MODES = {m.name: m for m in (OFFICIAL, STRICT)}
-QUIRKS = tuple(f.name for f in fields(Mode) if f.name != "name")
 
 
-def get_mode(name: str | Mode) -> Mode:
-    """Resolve a mode name; an unknown name fails with the list of valid ones."""
+def get_mode(name: str | Mode, conventions: Conventions | None = None) -> Mode:
+    """Resolve a mode name; an unknown name fails with the list of valid ones. ``conventions``: strict's bounds
+    (official mode has none: upstream times nothing)."""
     if isinstance(name, Mode):
-        return name
-    try:
-        return MODES[name]
-    except KeyError:
-        raise ValueError(f"unknown mode {name!r}; choose one of {sorted(MODES)}") from None
+        mode = name
+    else:
+        try:
+            mode = MODES[name]
+        except KeyError:
+            raise ValueError(f"unknown mode {name!r}; choose one of {sorted(MODES)}") from None
+    if conventions is None or conventions == mode.conventions:
+        return mode
+    return replace(mode, conventions=conventions)

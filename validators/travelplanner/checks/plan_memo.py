@@ -12,18 +12,21 @@ as the parser does, so an unevaluable plan fails at the same point, with the sam
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import re
+from collections.abc import Callable, Mapping
 from functools import lru_cache
 from typing import Any
 
-from ..store.sandbox import SandboxStore
+from ..reading import PlaceText, read_current_city, read_place
+from ..store.sandbox import SandboxStore, name_key
 from ..text import attraction_items, before_parenthesis, extract_from_to, name_city, transport_kind
 
 
 class PlanMemo:
     """Parses and place rows of one plan over one ``store`` (build one per plan: it grows with the plan)."""
 
-    __slots__ = ("store", "_memoise", "_caches", "_name_city", "_from_to", "_city", "_rows")
+    __slots__ = ("store", "_memoise", "_caches", "_name_city", "_from_to", "_city", "_rows", "_place", "_named",
+                 "_cities", "_places", "read_rows", "read_city")
 
     def __init__(self, store: SandboxStore):
         self.store = store
@@ -31,8 +34,14 @@ class PlanMemo:
         self._caches: dict[Callable, dict] = {}
         self._name_city: dict[str, tuple[str, str]] = {}
         self._from_to: dict[str, tuple[str, str] | tuple[None, None]] = {}
-        self._city: dict[tuple[str, bool], str] = {}
+        self._city: dict[tuple[str, bool | str], str] = {}
         self._rows: dict[tuple[str, str, bool], list] = {}
+        self._place = place_reader(store.city_state)
+        self._cities = city_set(store.city_state)
+        self._named: dict[tuple[str, str, str], list] = {}
+        self._places: dict[str, PlaceText | None] = {}
+        self.read_rows: dict[tuple[str, str], list] = {}  # strict's rows of (table, item) that names its city
+        self.read_city: dict[str, str] = {}  # and the city of such an item
 
     def parse(self, parser: Callable[[str], Any], text: Any) -> Any:
         """``parser(text)``, computed once per text (only text is kept: other values raise, as they did)."""
@@ -56,13 +65,16 @@ class PlanMemo:
         except (KeyError, TypeError):
             return _cached(self._from_to, extract_from_to, text)
 
-    def city(self, text: Any, strip: bool) -> str:
-        """``before_parenthesis(text)``, stripped when ``strip`` (strict mode, Q10)."""
+    def city(self, text: Any, strip: bool | str) -> str:
+        """``before_parenthesis(text)``, stripped when ``strip`` (strict mode, Q10); ``strip="read"`` (strict's
+        reader, Q22) also collapses its spaces and drops trailing punctuation (``"St.  Petersburg."``)."""
         try:
             return self._city[(text, strip)]
         except (KeyError, TypeError):
             city = before_parenthesis(text)  # raises on a non-string, as upstream
-            if strip:
+            if strip == "read":
+                city = " ".join(city.split()).rstrip(" .!?;:,")
+            elif strip:
                 city = city.strip()
             self._city[(text, strip)] = city  # only text reaches here
             return city
@@ -72,6 +84,46 @@ class PlanMemo:
 
     def transport_kind(self, text: Any) -> str | None:
         return self.parse(transport_kind, text)
+
+    def read_days(self, days: list[Any]) -> list[Any]:
+        """``days`` with each ``current_city`` as strict reads it (``reading.read_current_city``); the list itself
+        when every day's already reads as written (the common case: nothing is copied)."""
+        cities = self._cities
+        out = days
+        for i, day in enumerate(days):
+            if day.__class__ is dict and (text := day.get("current_city")).__class__ is str:
+                read = read_current_city(text, cities)
+                if read is not text and read != text:
+                    out = list(out) if out is days else out
+                    out[i] = {**day, "current_city": read}
+        return out
+
+    def place(self, text: Any) -> PlaceText | None:
+        """Strict's reading of a place item (``reading.read_place``), once per text."""
+        try:
+            return self._places[text]
+        except (KeyError, TypeError):
+            read = self._place(text)
+            if type(text) is str:
+                self._places[text] = read
+            return read
+
+    def named(self, table: str, name: str, city: str) -> list:
+        """Rows of ``table`` in ``city`` whose name is ``name``, spacing aside (one list per question); failing
+        that, the one row whose name is ``name`` as written apart from case, punctuation, ``&``/``and`` and a
+        leading "The" (``Buffalo Zoo`` is ``The Buffalo Zoo``), or whose name is ``name, city`` (the database's
+        ``The Museum of Fine Arts, Houston``)."""
+        key = (table, name, city)
+        try:
+            return self._named[key]
+        except KeyError:
+            pass
+        rows = self.store.places(table, name, city, exact=True)  # the reader's names are spaced as the keys
+        if not rows:
+            rows = self.store.places(table, name_key(f"{name}, {city}"), city, exact=True) or \
+                   spelled(self.store, table, name, city)
+        self._named[key] = rows
+        return rows
 
     def items(self, text: Any, drop_last: bool) -> list[str]:
         """The attraction items of a field (one list per text: read it, do not change it)."""
@@ -89,6 +141,52 @@ class PlanMemo:
             return self.store.places(table, name, city, exact=exact)
         rows = self._rows[(table, text, exact)] = self.store.places(table, name, city, exact=exact)
         return rows
+
+
+Bound = tuple[Mapping[str, str], frozenset[str], Callable[[Any], "PlaceText | None"]]
+_READERS: dict[int, Bound] = {}
+
+
+def _bound(city_state: Mapping[str, str]) -> Bound:
+    """A store's cities, and ``read_place`` bound to its cities and states (built once per store's city file)."""
+    hit = _READERS.get(id(city_state))
+    if hit is None or hit[0] is not city_state:
+        cities, states = frozenset(city_state), frozenset(city_state.values())
+
+        def reader(text: Any) -> PlaceText | None:
+            return read_place(text, cities, states)
+
+        hit = _READERS[id(city_state)] = (city_state, cities, reader)
+    return hit
+
+
+def spelled(store: Any, table: str, name: str, city: str) -> list:
+    """The rows of the one place of ``city`` whose name reads as ``name`` (``spelling``), or none (no place, or
+    several: then the name does not say which)."""
+    base = getattr(store, "store", store)  # a SharedLookups' own store keeps the index
+    index = base.__dict__.setdefault("_spellings", {}) if hasattr(base, "__dict__") else {}
+    key = (table, city)
+    if key not in index:
+        by_spelling: dict[str, list] = {}
+        for row in store.in_city(table, city):
+            by_spelling.setdefault(spelling(row.name), []).append(row)
+        index[key] = by_spelling
+    rows = index[key].get(spelling(name), [])
+    return list(rows) if len({name_key(r.name) for r in rows}) == 1 else []
+
+
+def spelling(name: str) -> str:
+    """A name with case, punctuation, ``&``/``and`` and a leading "The" set aside."""
+    words = re.sub(r"[^\w\s]", " ", name.casefold().replace("&", " and ")).split()
+    return " ".join(words[1:] if words[:1] == ["the"] and len(words) > 1 else words)
+
+
+def place_reader(city_state: Mapping[str, str]) -> Callable[[Any], PlaceText | None]:
+    return _bound(city_state)[2]
+
+
+def city_set(city_state: Mapping[str, str]) -> frozenset[str]:
+    return _bound(city_state)[1]
 
 
 def _cached(cache: dict, parser: Callable[[Any], Any], text: Any) -> Any:

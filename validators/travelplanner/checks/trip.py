@@ -12,12 +12,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..query import Query
+from ..reading import PlaceText, TransportText, canonical, read_transport
 from ..store.sandbox import SandboxStore
 from .modes import Mode
 from .plan_memo import PlanMemo
 
 Outcome = tuple[bool | None, str]
 MEALS = ("breakfast", "lunch", "dinner")
+TABLES = ("restaurants", "attractions", "accommodations")
 DAY_KEYS = ("transportation", "breakfast", "lunch", "dinner", "attraction", "accommodation")
 
 
@@ -41,10 +43,15 @@ class Trip:
             object.__setattr__(self, "memo", PlanMemo(self.store))
         elif self.memo.store is not self.store:
             raise ValueError("a PlanMemo serves the store it was built for: pass that store")
+        if not self.mode.exact_spelling:  # Q22: each day's city as strict reads it ("Moline to Rockford")
+            object.__setattr__(self, "days", self.memo.read_days(self.days))
 
     def city(self, text: Any) -> str:
-        """A city name with its ``(State)`` removed; strict mode also strips spaces (Q10)."""
-        return self.memo.city(text, not self.mode.unstripped_parenthesis)
+        """A city name with its ``(State)`` removed; strict mode also strips spaces (Q10), and reads it as
+        written (Q22: spaces collapsed, trailing punctuation dropped)."""
+        if self.mode.unstripped_parenthesis:
+            return self.memo.city(text, False)
+        return self.memo.city(text, True if self.mode.exact_spelling else "read")
 
     def from_to(self, text: str) -> tuple[str, str] | tuple[None, None]:
         """``extract_from_to``, memoised: checks parse the same ``current_city`` several times."""
@@ -55,12 +62,53 @@ class Trip:
         origin, destination = self.memo.from_to(text)
         return self.city(origin), self.city(destination)
 
+    def transport(self, value: Any) -> TransportText | None:
+        """What a transport string states: strict's tolerant reading (``reading.py``), or with Q22 open the
+        canonical string's fields (None for any other text)."""
+        return self.memo.parse(canonical if self.mode.exact_spelling else read_transport, value)
+
     def items(self, attraction: str) -> list[str]:
         return self.memo.items(attraction, self.mode.drop_last_attraction)
 
-    def places(self, table: str, text: str) -> list:
-        """Database rows named by a ``Name, City`` plan item (memoised: checks look items up repeatedly)."""
-        return self.memo.places(table, text, not self.mode.substring_match)
+    def places(self, table: str, text: str, unit: Any = None) -> list:
+        """Database rows named by a ``Name, City`` plan item (memoised: checks look items up repeatedly). Strict
+        (Q22) reads the item tolerantly (``place``); an item that names no city is looked up in ``unit``'s."""
+        if self.mode.exact_spelling or self.mode.substring_match:
+            return self.memo.places(table, text, not self.mode.substring_match)
+        known = self.memo.read_rows
+        try:  # the checks ask each item's rows several times: answered without a further call
+            return known[(table, text)]
+        except (KeyError, TypeError):
+            pass
+        read = self.memo.place(text)
+        if read is None:
+            return self.memo.places(table, text, True)
+        if read.city is None:
+            city = self.unnamed_city(read.name, unit)
+            return self.memo.named(table, read.name, city) if city else []
+        rows = known[(table, text)] = self.memo.named(table, read.name, read.city)
+        return rows
+
+    def place(self, text: Any) -> PlaceText | None:
+        """What a place item states, as strict's reader reads it (None: not one line of text)."""
+        return self.memo.place(text)
+
+    def day_cities(self, unit: Any) -> tuple[str, ...]:
+        """The cities a day is in: its leg's two, or its one (none when its ``current_city`` is unreadable)."""
+        text = unit.get("current_city") if isinstance(unit, dict) else None
+        if not isinstance(text, str):
+            return ()
+        if "from" in text:
+            origin, destination = self.from_to(text)
+            return () if origin is None or destination is None else (self.city(origin), self.city(destination))
+        return (self.city(text),)
+
+    def unnamed_city(self, name: str, unit: Any) -> str:
+        """The city of an item written without one: the one of ``unit``'s cities with a place of that name
+        ("" when none has one, or both have)."""
+        found = [c for c in dict.fromkeys(self.day_cities(unit))
+                 if any(self.memo.named(table, name, c) for table in TABLES)]
+        return found[0] if len(found) == 1 else ""
 
     def flight_date(self, day: int) -> str | None:
         """The date a day's flight must fly on: None (any date) in official mode (Q7)."""
@@ -76,12 +124,12 @@ class Trip:
         """The key under which two plan items count as a repeat (Q4: the raw string, or ``normalised``)."""
         return text if self.mode.exact_repeats else self.memo.parse(normalised, text)
 
-    def row(self, table: str, text: Any) -> tuple[str, str, str] | None:
+    def row(self, table: str, text: Any, unit: Any = None) -> tuple[str, str, str] | None:
         """The database row a place item names, as (table, name, city), unless Q11 is open or none matches:
         ``X, City``, ``X, City(S1)`` and ``X , City`` all name ``X`` in ``City``."""
         if self.mode.same_place_by_text:
             return None
-        rows = self.places(table, text)
+        rows = self.places(table, text, unit)
         return (table, rows[0].name.strip(), rows[0].city) if rows else None
 
     def filled(self, value: Any) -> bool:
@@ -98,9 +146,22 @@ class Trip:
             return value in ("", "-")
         return not self.filled(value)
 
-    def item_city(self, text: str) -> str:
-        """The city a ``Name, City`` item is in: the city its database rows are looked up in."""
-        return self.memo.name_city(text)[1]
+    def item_city(self, text: str, unit: Any = None) -> str:
+        """The city a ``Name, City`` item is in: the city its database rows are looked up in. Strict (Q22) reads
+        it tolerantly; an item that names no city is in the one of ``unit``'s cities that has it ("" if none)."""
+        if self.mode.exact_spelling:
+            return self.memo.name_city(text)[1]
+        try:
+            return self.memo.read_city[text]
+        except (KeyError, TypeError):
+            pass
+        read = self.memo.place(text)
+        if read is None:
+            return self.memo.name_city(text)[1]
+        if read.city is None:
+            return self.unnamed_city(read.name, unit)
+        self.memo.read_city[text] = read.city
+        return read.city
 
 
 def filled(value: Any) -> bool:

@@ -17,8 +17,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ..text import clock_minutes, duration_minutes, modes_named, parse_transport
-from . import timeline
+from ..reading import FLIGHT
+from ..text import clock_minutes, duration_minutes, modes_named
+from .categories import CONVENTION, IMPOSSIBLE, Reason, because
+from .conventions import Bounds
 from .timeline import (
     Day,
     Item,
@@ -47,13 +49,16 @@ class TimedDay:
     note: str = ""
 
 
-def timeline_failure(trip: Trip) -> str | None:
-    """The first day no schedule fits, with the items and times that conflict (None: every day fits)."""
+def timeline_failure(trip: Trip) -> Reason | None:
+    """The first day no schedule fits, with the items and times that conflict (None: every day fits), as a
+    ``convention`` when the day fits with every convention relaxed to its physical limit (any hour, no least
+    time, no time at the airport), else as ``physically impossible``."""
+    bounds = trip.mode.conventions.bounds
     ended = 0  # when the day before was over, in minutes after this day's midnight
     for i, unit in enumerate(trip.days):
-        end = _quick_end(trip, i, unit, ended)
+        end = _quick_end(trip, i, unit, ended, bounds)
         if end is NotImplemented:
-            day = _day(trip, i, unit, ended)
+            day = _day(trip, i, unit, ended, bounds)
             if isinstance(day, str):
                 ended = 0
                 continue
@@ -63,7 +68,10 @@ def timeline_failure(trip: Trip) -> str | None:
             continue
         if end is None:
             timed = trip_timeline(trip)[-1]  # again, with the schedules the reason names
-            return f"day {timed.number} (Q19): {timed.failure or 'no order fits its items'}"
+            category = IMPOSSIBLE
+            if timed.day is not None and end_of_day(timed.day._replace(bounds=bounds.relaxed())) is not None:
+                category = CONVENTION
+            return because(category, f"day {timed.number} (Q19): {timed.failure or 'no order fits its items'}")
         ended = max(end - 1440, 0)  # the night is spent at the day's accommodation: nothing leaves before 00:00
     return None
 
@@ -71,7 +79,7 @@ def timeline_failure(trip: Trip) -> str | None:
 UNTIMED = -(1 << 40)
 
 
-def _quick_end(trip: Trip, i: int, unit: Any, ended: int) -> Any:
+def _quick_end(trip: Trip, i: int, unit: Any, ended: int, b: Bounds) -> Any:
     """``end_of_day(_day(...))`` read straight from the fields, without building the day (the check's path:
     most days are a stay or a travel day): ``UNTIMED`` for a day not timed, ``NotImplemented`` for a day
     with an attraction in a third city (a day trip, or an item another rule fails), left to ``_day``."""
@@ -83,35 +91,36 @@ def _quick_end(trip: Trip, i: int, unit: Any, ended: int) -> Any:
         meals, sights = _fields(trip, unit, city, city)
         if sights is None:
             return NotImplemented
-        return None if too_many(sights[0]) else one_city(ended, meals[0], sights[0])
+        return None if too_many(sights[0], b) else one_city(ended, meals[0], sights[0], b)
     origin, destination = trip.route(text)
     move = _transport(trip, i, unit.get("transportation"), origin, destination)
     if move is None:
         return UNTIMED
     meals, sights = _fields(trip, unit, origin, destination)
-    if sights is None or too_many(sights[0] + sights[1]):
+    if sights is None or too_many(sights[0] + sights[1], b):
         return None if sights is not None else NotImplemented
     if move.departs is not None:
-        before = one_city(ended, meals[0], sights[0])
-        if before is None or before > move.departs - timeline.BOARDING:
+        before = one_city(ended, meals[0], sights[0], b)
+        if before is None or before > move.departs - b.boarding:
             return None
-        return one_city(move.departs + move.minutes + timeline.LANDING, meals[1], sights[1])
+        return one_city(move.departs + move.minutes + b.landing, meals[1], sights[1], b)
     back = _ground_minutes(trip, destination, origin)
     in_b = tuple((meal, True) for meal in meals[1]) + tuple((meal, False) for meal in meals[0])
     return two_cities(ended, in_b, sights[0], sights[1], move.minutes, move.minutes if back is None else back,
-                       origin == destination, True)
+                       origin == destination, True, b)
+
 
 
 def _fields(trip: Trip, unit: dict, first: str, second: str) -> tuple[tuple, tuple | None]:
-    """The meals (in window order) and the sight counts of a day's fields in its cities ``first`` and
-    ``second`` (the same city on a stay day): ``(meals in first, in second), (sights in first, in second)``;
-    the sights None when one is elsewhere. A meal elsewhere is another rule's failure, not timed."""
-    city = trip.memo.name_city
+    """The meals (in window order: breakfast, lunch, dinner, as the conventions open them) and the sight counts
+    of a day's fields in its cities ``first`` and ``second`` (the same city on a stay day): ``(meals in first,
+    in second), (sights in first, in second)``; the sights None when one is elsewhere. A meal elsewhere is
+    another rule's failure, not timed."""
     meals: tuple[list[str], list[str]] = ([], [])
     for meal in ("breakfast", "lunch", "dinner"):
         value = unit.get(meal)
         if value.__class__ is str and value not in ("", "-") and trip.filled(value):
-            there = city(value)[1]
+            there = trip.item_city(value, unit)
             if there == first:
                 meals[0].append(meal)
             elif there == second:
@@ -120,7 +129,7 @@ def _fields(trip: Trip, unit: dict, first: str, second: str) -> tuple[tuple, tup
     value = unit.get("attraction")
     if value.__class__ is str and value not in ("", "-") and trip.filled(value):
         for text in trip.items(value):
-            there = city(text)[1]
+            there = trip.item_city(text, unit)
             if there == first:
                 counts[0] += 1
             elif there == second:
@@ -133,9 +142,9 @@ def _fields(trip: Trip, unit: dict, first: str, second: str) -> tuple[tuple, tup
 def trip_timeline(trip: Trip) -> list[TimedDay]:
     """Every day's timeline with the schedule found, up to and including the first day none fits."""
     out: list[TimedDay] = []
-    ended = 0
+    ended, bounds = 0, trip.mode.conventions.bounds
     for i, unit in enumerate(trip.days):
-        day = _day(trip, i, unit, ended)
+        day = _day(trip, i, unit, ended, bounds)
         if isinstance(day, str):
             out.append(TimedDay(i + 1, None, None, None, day))
             ended = 0
@@ -163,12 +172,12 @@ def _since(before: list[TimedDay]) -> str:
         return f"day {last.number} is over"
     step = steps[-1]
     if step.item is None and step.what.startswith("flight"):
-        return (f"day {last.number}'s {step.what} lands at {clock(step.end - 1440)} ({timeline.LANDING} min to "
-                f"leave the airport)")
+        return (f"day {last.number}'s {step.what} lands at {clock(step.end - 1440)} ({last.day.bounds.landing} min "
+                f"to leave the airport)")
     return f"day {last.number} ends with {step.what} at {clock(end)}"
 
 
-def _day(trip: Trip, i: int, unit: Any, ended: int) -> Day | str:
+def _day(trip: Trip, i: int, unit: Any, ended: int, b: Bounds) -> Day | str:
     """Day ``i`` to schedule, from ``ended`` (when the day before was over), or why it is not timed."""
     if unit.__class__ is not dict or unit.get("current_city").__class__ is not str:
         return "no current city"
@@ -180,18 +189,18 @@ def _day(trip: Trip, i: int, unit: Any, ended: int) -> Day | str:
         if move is None:
             return "its transport has no row the database times (Within Sandbox judges it)"
         if move.departs is not None:
-            return Day(i + 1, ended, "", origin, destination, _within(items, (origin, destination)), (move,))
+            return Day(i + 1, ended, "", origin, destination, _within(items, (origin, destination)), (move,), b)
         back = _ground_minutes(trip, destination, origin)  # a drive or taxi may go back and forth (gold plans do)
         moves = (move, Move(move.label, destination, origin, move.minutes if back is None else back))
-        return Day(i + 1, ended, "", origin, destination, _within(items, (origin, destination)), moves)
+        return Day(i + 1, ended, "", origin, destination, _within(items, (origin, destination)), moves, b)
     city = trip.city(text)
     away = [it.city for it in items if it.city != city and it.kind == "attraction"]
     trip_to = day_trip(trip, city, list(dict.fromkeys(away))) if away else None
     if trip_to is None:
-        return Day(i + 1, ended, "", city, city, _within(items, (city,)), ())
+        return Day(i + 1, ended, "", city, city, _within(items, (city,)), (), b)
     there, going, coming = trip_to
     moves = (Move("a day trip", city, there, going), Move("a day trip", there, city, coming))
-    return Day(i + 1, ended, "", city, city, _within(items, (city, there)), moves)
+    return Day(i + 1, ended, "", city, city, _within(items, (city, there)), moves, b)
 
 
 def _within(items: list[Item], cities: tuple[str, ...]) -> tuple[Item, ...]:
@@ -202,15 +211,14 @@ def _within(items: list[Item], cities: tuple[str, ...]) -> tuple[Item, ...]:
 def _items(trip: Trip, unit: dict) -> list[Item]:
     """The day's meals and sights in the plan's order, each with the city its database row is in."""
     items: list[Item] = []
-    city = trip.memo.name_city
     for key in FIELDS:
         value = unit.get(key)
         if value.__class__ is not str or value in ("", "-") or not trip.filled(value):
             continue
         if key == "attraction":
-            items += [_item(Item, (key, text, city(text)[1])) for text in trip.items(value)]
+            items += [_item(Item, (key, text, trip.item_city(text, unit))) for text in trip.items(value)]
         else:
-            items.append(_item(Item, (key, value, city(value)[1])))
+            items.append(_item(Item, (key, value, trip.item_city(value, unit))))
     return items
 
 
@@ -220,13 +228,19 @@ _item = tuple.__new__  # ``Item(...)`` without its constructor's frame: a plan's
 
 def _transport(trip: Trip, i: int, value: Any, origin: str, destination: str) -> Move | None:
     """The day's move from the database: its flight row's times, or its ground leg's duration."""
-    if not isinstance(value, str) or len(trip.memo.parse(modes_named, value)) != 1:
+    read = trip.transport(value)
+    if read is None or read.mode is None or len(read.legs) > 1 or \
+            (trip.mode.exact_spelling and len(trip.memo.parse(modes_named, value)) != 1):
         return None
-    fields = trip.memo.parse(parse_transport, value)
-    if fields is None or (trip.city(fields["from"]), trip.city(fields["to"])) != (origin, destination):
+    stated_from, stated_to = read.leg if read.legs else (None, None)
+    leg = (origin if stated_from is None else trip.city(stated_from),
+           destination if stated_to is None else trip.city(stated_to))
+    if leg != (origin, destination):
         return None
-    if fields["mode"] == "flight":
-        row = trip.store.flight_on_route(fields["flight_number"], origin, destination, trip.flight_date(i))
+    if read.mode == FLIGHT:
+        number = read.value("flight_number")
+        row = None if number is None else trip.store.flight_on_route(str(number), origin, destination,
+                                                                     trip.flight_date(i))
         if row is None:
             return None
         dep, arr = clock_minutes(row.dep_time), clock_minutes(row.arr_time)
@@ -234,7 +248,7 @@ def _transport(trip: Trip, i: int, value: Any, origin: str, destination: str) ->
             return None
         return Move(f"flight {row.flight_number}", origin, destination, (arr - dep) % 1440, departs=dep)
     minutes = _ground_minutes(trip, origin, destination)
-    return None if minutes is None else Move(fields["mode"], origin, destination, minutes)
+    return None if minutes is None else Move(read.mode, origin, destination, minutes)
 
 
 def _ground_minutes(trip: Trip, origin: str, destination: str) -> int | None:

@@ -9,7 +9,8 @@ from typing import Any
 
 from ..query import Query
 from ..store.sandbox import SandboxStore
-from .modes import Mode, get_mode
+from .categories import UNREADABLE, category_of
+from .modes import OFFICIAL, Mode, get_mode
 from .plan_memo import PlanMemo
 from .registry import COMMONSENSE, HARD, HARD_GATE, Check, Trip
 
@@ -24,15 +25,22 @@ class Status(str, Enum):
 
 @dataclass(frozen=True)
 class Verdict:
+    """One check's verdict. ``category``: why a strict check failed (``categories.py``; None when it passed,
+    in official mode, whose reasons are upstream's, and for a plugin check that gives none)."""
+
     status: Status
     reason: str
+    category: str | None = None
 
     @property
     def passed(self) -> bool:
         return self.status is Status.PASS
 
     def to_dict(self) -> dict[str, str]:
-        return {"verdict": self.status.value, "reason": self.reason}
+        out = {"verdict": self.status.value, "reason": self.reason}
+        if self.category is not None:
+            out["category"] = self.category
+        return out
 
 
 @dataclass
@@ -70,8 +78,17 @@ class PlanResult:
         }
 
 
-def _clip(text: str) -> str:
-    return text if len(text) <= MAX_REASON else text[: MAX_REASON - 3] + "..."
+def _clip(text: str, tail: str = "") -> str:
+    """``text`` within ``MAX_REASON`` characters, ``tail`` (the category's words) always kept."""
+    room = MAX_REASON - len(tail)
+    return (text if len(text) <= room else text[: room - 3] + "...") + tail
+
+
+def _failed(text: str, category: str | None, mode: Mode) -> Verdict:
+    """A failing verdict; outside official mode its category is a field and, in words, the reason's end."""
+    if mode.name == OFFICIAL.name or category is None:
+        return Verdict(Status.FAIL, _clip(text))
+    return Verdict(Status.FAIL, _clip(text, f" [{category}]"), category)
 
 
 def _run(check: Check, trip: Trip) -> tuple[Verdict, str | None]:
@@ -80,9 +97,12 @@ def _run(check: Check, trip: Trip) -> tuple[Verdict, str | None]:
         outcome, reason = check.run(trip)
     except Exception as exc:  # noqa: BLE001 - model output must never raise out of a checker
         crash = _clip(f"unevaluable plan ({type(exc).__name__}: {exc})")
-        return Verdict(Status.FAIL, crash), crash
-    status = Status.NA if outcome is None else Status.PASS if outcome else Status.FAIL
-    return Verdict(status, _clip(str(reason))), None
+        return _failed(crash, UNREADABLE, trip.mode), crash
+    if outcome is None:
+        return Verdict(Status.NA, _clip(str(reason))), None
+    if outcome:
+        return Verdict(Status.PASS, _clip(str(reason))), None
+    return _failed(str(reason), category_of(reason), trip.mode), None
 
 
 def _all_fail(checks: Sequence[Check], reason: str) -> dict[str, Verdict]:

@@ -11,9 +11,10 @@ clock (``trip_timeline``): its durations are the distance table's.
 from __future__ import annotations
 
 from ..text import distance_km, duration_minutes
+from .conventions import CONVENTIONS
 from .trip import Trip
 
-DAY_TRIP_KM = 340.0
+DAY_TRIP_KM = CONVENTIONS.day_trip_km  # the default reach; a check reads its mode's (``trip.mode.conventions``)
 
 
 def day_trip_reach(trip: Trip, here: str, there: str) -> float | None:
@@ -33,7 +34,8 @@ def day_trip(trip: Trip, here: str, away: list[str]) -> tuple[str, int, int] | N
     state = trip.store.city_state.get(here)
     for there in away:
         reach = day_trip_reach(trip, here, there)
-        if state is None or trip.store.city_state.get(there) != state or reach is None or reach > DAY_TRIP_KM:
+        if state is None or trip.store.city_state.get(there) != state or reach is None \
+                or reach > trip.mode.conventions.day_trip_km:
             continue
         going = _drive_minutes(trip, here, there)
         if going is not None:

@@ -112,8 +112,10 @@ def _plan(answer: Any) -> tuple[list[Any] | None, str]:
 
 
 def claims(plan: list[Any], query: Query, store: SandboxStore, mode: Mode) -> list[Claim]:
-    """Every field of the plan's days with what the sandbox holds for it; later days are listed too."""
+    """Every field of the plan's days with what the sandbox holds for it; later days are listed too. Strict
+    (Q22 closed) shows what its reader read: the mode, the leg and each value stated, the place and its row."""
     out = []
+    trip = None if mode.exact_spelling else Trip(query, plan[: query.days], store, mode)
     for i, unit in enumerate(plan):
         if not isinstance(unit, dict):
             out.append(Claim(i + 1, "day", repr(unit)[:200], "not a day object", ("is_not_absent",)))
@@ -121,7 +123,12 @@ def claims(plan: list[Any], query: Query, store: SandboxStore, mode: Mode) -> li
         for key, value in unit.items():
             checks = FIELD_CHECKS.get(key, ("is_not_absent",)) if i < query.days else ("is_not_absent",)
             try:
-                seen = _compared_with(key, value, i, query, store, mode) if i < query.days else "after the trip"
+                if i >= query.days:
+                    seen = "after the trip"
+                elif trip is not None and key in ("transportation", *MEALS, "attraction", "accommodation"):
+                    seen = _read_compared_with(trip, key, value, i, trip.days[i])
+                else:
+                    seen = _compared_with(key, value, i, query, store, mode)
             except Exception as exc:  # noqa: BLE001 - a field nothing can read is described, not raised
                 seen = f"cannot be read ({type(exc).__name__})"
             out.append(Claim(i + 1, str(key), value if isinstance(value, str) else repr(value), seen, checks))
@@ -147,6 +154,48 @@ def _compared_with(key: str, value: Any, i: int, query: Query, store: SandboxSto
     return "no check reads this field"
 
 
+TABLE_OF = {**dict.fromkeys(MEALS, "restaurants"), "attraction": "attractions", "accommodation": "accommodations"}
+
+
+def _read_compared_with(trip: Trip, key: str, value: Any, i: int, unit: Any) -> str:
+    """What strict's reader read in a field, and the rows it was compared with."""
+    if not isinstance(value, str) or not trip.filled(value):
+        return "nothing planned"
+    if key == "transportation":
+        read = trip.transport(value)
+        if read is None:
+            return "too long to be a transport"
+        modes = ", ".join((*read.modes, *read.other_modes)) or "no mode"
+        legs = "; ".join(f"{a or '(the day)'} to {b}" for a, b in read.legs) or "the day's leg"
+        values = ", ".join(f"{k.replace('_', ' ')} {v.text}" for k, v in read.values.items())
+        head = f"read: {modes}, {legs}" + (f", {values}" if values else "")
+        stated_from, stated_to = read.leg if read.legs else (None, None)
+        day_from, day_to = trip.from_to(unit.get("current_city", ""))
+        origin, destination = stated_from or day_from, stated_to or day_to
+        if read.mode is None or origin is None or destination is None:
+            return head
+        return _leg(trip.store, trip.mode, trip.query, i, read.mode, str(read.value("flight_number")),
+                    trip.city(origin), trip.city(destination)) + f" ({head})"
+    table = TABLE_OF[key]
+    items = trip.items(value) if key == "attraction" else [value]
+    out = []
+    for item in items:
+        place = trip.place(item)
+        stated = "" if place is None or place.plain else f" (states more: {_stated(place)})"
+        name = place.name if place is not None else name_city(item)[0]
+        rows = trip.places(table, item, unit)
+        out.append(_rows(trip.store, table, rows, name, trip.item_city(item, unit) or "no city", True) + stated)
+    return " | ".join(out) or "no attraction named"
+
+
+def _stated(read: Any) -> str:
+    parts = [f"{k} {v}" for k, v in (("state", read.state), ("cost", read.cost), ("room type", read.room_type))
+             if v is not None]
+    parts += [f"cuisine {c}" for c in read.cuisines] + [f"rule {r}" for r in (*read.house_rules, *read.allows)]
+    parts += [f"{k.replace('_', ' ')} {v:g}" for k, v in read.numbers] + [f"remark {u!r}" for u in read.unread]
+    return ", ".join(parts)
+
+
 def _city(store: SandboxStore, text: str) -> str:
     city = before_parenthesis(text).strip()
     state = store.city_state.get(city)
@@ -155,7 +204,10 @@ def _city(store: SandboxStore, text: str) -> str:
 
 def _place(store: SandboxStore, table: str, text: str, exact: bool) -> str:
     name, city = name_city(text)
-    rows = store.places(table, name, city, exact=exact)
+    return _rows(store, table, store.places(table, name, city, exact=exact), name, city, exact)
+
+
+def _rows(store: SandboxStore, table: str, rows: list, name: str, city: str, exact: bool) -> str:
     if not rows:
         where = city if city in store.city_state else f"{city!r} (not in the city set)"
         return f"no {table[:-1]} named {name!r} in {where}" + (" (exact name)" if exact else "")
@@ -178,24 +230,32 @@ def _transport(value: str, i: int, query: Query, store: SandboxStore, mode: Mode
         lead = "not a canonical flight, self-driving or taxi string; "
     else:
         lead = ""
-    if "flight number" in value.lower():
-        number = fields["flight_number"] if fields else value.split("Flight Number: ")[-1].split(",")[0]
+    low = value.lower()
+    kind = "flight" if "flight number" in low else "self-driving" if "self-driving" in low else "taxi"
+    number = (fields["flight_number"] if fields else value.split("Flight Number: ")[-1].split(",")[0]) \
+        if kind == "flight" else ""
+    return lead + _leg(store, mode, query, i, kind, number, origin, destination)
+
+
+def _leg(store: SandboxStore, mode: Mode, query: Query, i: int, kind: str, number: str, origin: str,
+         destination: str) -> str:
+    """The row a leg was compared with: its flight (number, route, date), or its distance-table row."""
+    if kind == "flight":
         date = None if mode.ignore_flight_date or i >= len(query.date) else query.date[i]
         row = store.flight_on_route(number, origin, destination, date)
         if row is None:
             other = store.first_flight(number)
             elsewhere = (f"; {number} flies {other.origin} to {other.destination} on {other.flight_date}"
                          if other else f"; no flight is numbered {number!r}")
-            return f"{lead}no flight {number} from {origin} to {destination} on {date or 'any date'}{elsewhere}"
-        return (f"{lead}{row.flight_number} {row.origin} to {row.destination} on {row.flight_date}: departs "
+            return f"no flight {number} from {origin} to {destination} on {date or 'any date'}{elsewhere}"
+        return (f"{row.flight_number} {row.origin} to {row.destination} on {row.flight_date}: departs "
                 f"{row.dep_time}, arrives {row.arr_time}, ${row.price:g} a person")
     leg = store.distance(origin, destination)
     if leg is None:
-        return f"{lead}no distance row from {origin} to {destination}"
-    kind = "self-driving" if "self-driving" in value.lower() else "taxi"
+        return f"no distance row from {origin} to {destination}"
     cost = ground_cost(store, origin, destination, kind)
     charged = f"charged ${cost} a {'car' if kind == 'self-driving' else 'taxi'}" if cost is not None else "unusable"
-    return f"{lead}{origin} to {destination}: {leg.duration}, {leg.distance}; {charged}"
+    return f"{origin} to {destination}: {leg.duration}, {leg.distance}; {charged}"
 
 
 def render(explanation: Explanation, console: Any) -> None:

@@ -300,6 +300,27 @@ def parse_json(text: str | bytes, max_chars: int = MAX_ANSWER_CHARS) -> tuple[An
         return None, f"answer is not valid JSON ({str(exc)[:120]})"
 
 
+def tidy(days: Any) -> Any:
+    """A structured answer with the spacing of its cities and transport fields tidied (``" Rockford "`` is
+    ``Rockford``; runs of spaces are one): spacing is form, and a space around a city would otherwise read back
+    as another leg. A line break inside a value stays (the gate refuses it: the checker reads one line). Place
+    names keep their text (strict reads them spacing-blind; official as upstream does). Anything that is not a
+    list of day objects is returned as it is, for the schema to explain."""
+    if not isinstance(days, list):
+        return days
+    out = []
+    for day in days:
+        if isinstance(day, dict) and any(isinstance(day.get(k), dict) for k in TIDY):
+            day = {k: ({f: _SPACES.sub(" ", v.strip()) if isinstance(v, str) else v for f, v in value.items()}
+                       if k in TIDY and isinstance(value, dict) else value) for k, value in day.items()}
+        out.append(day)
+    return out
+
+
+TIDY = ("city", "transportation")
+_SPACES = re.compile(r"[ \t]+")
+
+
 def gate(answer: Any, max_chars: int = MAX_ANSWER_CHARS) -> GateResult:
     """The schema gate: JSON text (or an already-parsed value) -> upstream plan, or the reason it fails.
 
@@ -313,6 +334,7 @@ def gate(answer: Any, max_chars: int = MAX_ANSWER_CHARS) -> GateResult:
         if reason:
             return GateResult(False, None, reason)
     try:
+        answer = tidy(answer)
         reason = _schema_reason(answer)
         if reason:
             return GateResult(False, None, reason)

@@ -82,6 +82,12 @@ class SandboxStore(Protocol):
     def counts(self) -> dict[str, int]: ...
 
 
+def name_key(name: str) -> str:
+    """A place name as strict compares it: surrounding and repeated whitespace are spacing, not the name (151
+    database names hold a double space; no two rows of one city differ only by it)."""
+    return " ".join(name.split())
+
+
 def _group(rows: Iterable, key: Callable[[Any], Any]) -> dict[Any, list]:
     out: dict[str, list] = {}
     for row in rows:
@@ -124,7 +130,7 @@ class Sandbox:
             "attractions": _group(self.attractions, lambda r: r.city),
             "accommodations": _group(self.accommodations, lambda r: r.city),
         }
-        self._by_name = {table: _group(getattr(self, table), lambda r: (r.city, r.name.strip()))
+        self._by_name = {table: _group(getattr(self, table), lambda r: (r.city, name_key(r.name)))
                          for table in self._by_city}
         self._containing = {}  # filled per (table, city) on its first substring lookup
         self._first_flight = {}
@@ -137,9 +143,12 @@ class Sandbox:
             self._distance.setdefault((d.origin, d.destination), d)
 
     def places(self, table: str, name: str, city: str, exact: bool = False) -> list:
-        """Rows of ``table`` in ``city`` whose name contains ``name`` (upstream) or equals it (exact)."""
+        """Rows of ``table`` in ``city`` whose name contains ``name`` (upstream) or equals it, spacing aside
+        (exact: ``name_key``)."""
         if exact:
-            return list(self._by_name[table].get((city, name), ()))
+            by_name = self._by_name[table]
+            hit = by_name.get((city, name))  # the name as the plan writes it (most): no normalising
+            return list(hit if hit is not None else by_name.get((city, name_key(name)), ()))
         rows = self._by_city[table].get(city, ())
         index = self._containing.get((table, city))
         if index is None:

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from .database import FILES, database_paths, load_database, read_city_states, read_distances, read_rows
-from .sandbox import Accommodation, Attraction, Distance, Flight, Restaurant, SandboxStore, containing
+from .sandbox import Accommodation, Attraction, Distance, Flight, Restaurant, SandboxStore, containing, name_key
 
 FORMAT = "planshape-sandbox-1"
 CACHE_NAME = ".planshape-sandbox.sqlite"
@@ -162,7 +162,7 @@ class SqliteStore:
     def _named(self, table: str, city: str) -> dict[str, list]:
         out: dict[str, list] = {}
         for row in self._city(table, city):
-            out.setdefault(row.name.strip(), []).append(row)
+            out.setdefault(name_key(row.name), []).append(row)
         return out
 
     @lru_cache(maxsize=4096)  # noqa: B019 - as _city
@@ -173,7 +173,9 @@ class SqliteStore:
         if city not in self._cities[table]:
             return []
         if exact:
-            return list(self._named(table, city).get(name, ()))
+            named = self._named(table, city)
+            rows = named.get(name)  # the name as the plan writes it (most): no normalising
+            return list(rows if rows is not None else named.get(name_key(name), ()))
         found = self._containing(table, city).get(name)
         return list(found) if found is not None else [r for r in self._city(table, city) if name in r.name]
 
