@@ -15,7 +15,7 @@ from planshape.shaping.facade.releases import render, supports
 ROOT = Path(__file__).resolve().parents[1]
 TABLES = supports()
 # Where the docs show each table (``python scripts/support_tables.py`` rewrites them from the code).
-DOC_TABLES = {"README.md": ("verl", "trl", "openrlhf"), "adapters/verl/examples/README.md": ("verl",),
+DOC_TABLES = {"docs/releases.md": ("verl", "trl", "openrlhf"), "adapters/verl/examples/README.md": ("verl",),
               "docs/trl.md": ("trl",), "adapters/openrlhf/examples/README.md": ("openrlhf",)}
 
 

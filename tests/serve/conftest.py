@@ -23,7 +23,7 @@ MAX_BODY_MB = 2
 class Gold:
     config: dict[str, Any]
     records: list[dict[str, Any]]
-    labels: list[str]  # what planshape's OpenRLHF data step writes (Shaper.query_json)
+    labels: list[str]  # what planshape's OpenRLHF data step writes (the facade's query_json)
     answers: list[str]  # the gold plans as a model's answers
     prompts: list[str]  # the chat-templated prompts
     messages: list[list[dict[str, str]]]

@@ -1,4 +1,4 @@
-"""Planner-R1's 180/45 re-split, offered to every adapter through ``Shaper.split_queries``."""
+"""Planner-R1's 180/45 re-split, offered to every adapter through the facade's ``split_queries``."""
 
 from collections import Counter
 

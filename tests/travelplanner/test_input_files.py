@@ -108,7 +108,7 @@ def test_query_files_fail_with_file_line_and_reason(tmp_path):
 
 def test_a_plan_given_as_answer_text_is_read_as_the_reward_reads_it(tmp_path, train_records, database):
     """``"plan"`` may be a model's answer text: its last ``<answer>`` block is gated, as the reward gates it
-    (``Shaper.gold_answer`` writes exactly that); a text without a complete block is not delivered, with why."""
+    (the facade's ``gold_answer`` writes exactly that); a text without a complete block is not delivered, with why."""
     from planshape.validators.travelplanner.checks.verdicts import check_plan
     from planshape.validators.travelplanner.query import Query, gold_plan
 

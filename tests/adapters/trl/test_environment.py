@@ -33,7 +33,7 @@ def test_the_environment_class_gives_the_toolbox_and_the_facade(full_shaper, tra
         assert got["description"] == schema["function"]["description"]
         assert got["parameters"]["required"] == schema["function"]["parameters"]["required"]
     for name, text, record in cases(train_records):
-        assert env.reset(planshape_query=full_shaper.query_json(record), prompt=[]) is None
+        assert env.reset(planshape_query=query_json(record), prompt=[]) is None
         for tool, arguments in good_calls(record):
             assert getattr(env, tool)(**arguments) == box.call(tool, arguments)
         for tool, arguments in BAD_CALLS:
