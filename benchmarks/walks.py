@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import importlib.util
 import json
 import sys
 import threading
@@ -26,8 +27,10 @@ from pathlib import Path
 from types import FrameType
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(importlib.util.find_spec("planshape.shaping").origin).parents[1]  # the checkout planshape runs from
 OURS = tuple(str(ROOT / folder) + "/" for folder in ("shaping", "validators", "adapters"))
+FACADE = str(ROOT / "shaping" / "facade") + "/"
+BELOW = tuple(str(ROOT / folder) + "/" for folder in ("shaping/reward", "shaping/advantages", "validators"))
 SETTINGS = {"database": "sample", "schedule": "curriculum-8b", "total_steps": 500}
 
 
@@ -37,12 +40,19 @@ class Trace:
     def __init__(self) -> None:
         self.active = False
         self.calls: Counter[str] = Counter()
+        self.entries = 0  # calls into the facade from outside it (an adapter, the server, a lower layer)
+        self.upward = 0  # calls into the facade from below it (the reward room, the estimators, the checkers)
         self.lock = threading.Lock()
 
     def __call__(self, frame: FrameType, event: str, arg: Any) -> None:
         if self.active and event == "call":
+            callee = frame.f_code.co_filename
+            caller = frame.f_back.f_code.co_filename if frame.f_back is not None else ""
             with self.lock:
-                self.calls[frame.f_code.co_filename] += 1
+                self.calls[callee] += 1
+                if callee.startswith(FACADE) and not caller.startswith(FACADE):
+                    self.entries += 1
+                    self.upward += caller.startswith(BELOW)
 
     def install(self) -> None:
         sys.setprofile(self)
@@ -74,9 +84,10 @@ def measure(name: str, build: Callable[[], Callable[[], Any]], show_files: bool)
     plumbing = {f: n for f, n in ours.items() if not f.startswith("validators/")}
     row = {"walk": name, "planshape_files": len(ours), "planshape_calls": sum(ours.values()),
            "plumbing_files": len(plumbing), "plumbing_calls": sum(plumbing.values()),
-           "all_calls": sum(trace.calls.values())}
+           "facade_entries": trace.entries, "upward_calls": trace.upward, "all_calls": sum(trace.calls.values())}
     print(f"{name}: {row['planshape_files']} planshape files, {row['planshape_calls']} calls in them; outside the "
-          f"checkers (shaping/, adapters/): {row['plumbing_files']} files, {row['plumbing_calls']} calls "
+          f"checkers (shaping/, adapters/): {row['plumbing_files']} files, {row['plumbing_calls']} calls; "
+          f"{row['facade_entries']} calls into the facade, {row['upward_calls']} of them from below it "
           f"({row['all_calls']} Python calls in all)")
     if show_files:
         for path, count in sorted(ours.items()):
