@@ -1,26 +1,30 @@
-"""The reward server's throughput and latency vs the in-process facade, same run, on the same samples.
+"""The reward server's CPU cost per sample vs the in-process facade, same run, on the same samples.
 
     python benchmarks/bench_serve.py [--database DIR] [--train CSV] [--samples N] [--concurrency C]
-                                     [--workers 1,2] [--node-cores 32]
+                                     [--workers 1,2] [--batch 20] [--repeats 3] [--node-cores 32]
 
-Workloads: the 45 train gold answers (each a full passing plan: every check runs), and fuzzed outputs
-(``tests/adapter_fuzz.model_text`` on the gold answers: truncations, hostile shapes; most fail early), each
-repeated to ``--samples``. Baseline: ``Shaper.score_batch`` in this process (samples/s), and ``Shaper.score``
-one sample at a time for the per-sample latency. Server: ``planshape serve --workers W`` on 127.0.0.1, sent
-one sample per request as OpenRLHF 0.11 sends them, ``--concurrency`` requests in flight over aiohttp; latency
-is per request, from send to reply. Every served reward must equal the in-process one (exit 1 otherwise).
+Workloads: the 45 train gold answers (each a full passing plan: every check runs), fuzzed outputs
+(``tests/adapter_fuzz.model_text`` on the gold answers: truncations, hostile shapes; most fail early), and the two
+interleaved (``mixed``), each ``--samples`` long. Baseline: ``Shaper.score_batch`` in this process (and, as a
+second line, with ``metrics()`` of every score: what an in-process adapter logs, and what every reply carries).
+Served: ``planshape serve --workers W`` on 127.0.0.1, sent as OpenRLHF sends them, one sample a request and
+``--batch`` samples a request, ``--concurrency`` requests in flight over aiohttp. Every served reward must equal
+the in-process one (exit 1 otherwise).
 
-The client, the server's event loop and its workers share this machine's cores, so the per-worker figure is a
-floor for a CPU node that runs only scoring. The last lines scale it to a 16-node CPU pool linearly (as one
-replica per node, workers = cores), which the 1 -> 2 worker line shows how far to trust.
+The machine is shared, so the figures are CPU time, not wall clock: user + system time of this process (in
+process) and of every process of the server (its fronts and their scoring workers; the client is not counted),
+per sample, and the ratio to in-process side by side. Each figure is the median of ``--repeats`` runs, with the
+spread (lowest-highest) of the served total. ``front`` is what the front processes spend per sample,
+``workers`` what the scoring processes spend; their ratio says how many workers one front keeps busy
+(``WORKERS_PER_FRONT``, the default ``--fronts``), and the last lines size a CPU node group by it.
 """
-
 from __future__ import annotations
 
 import argparse
 import asyncio
 import os
 import random
+import statistics
 import sys
 import time
 from pathlib import Path
@@ -31,6 +35,8 @@ from planshape.shaping.facade import gold_answer, query_json, read_queries
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+
+from planshape.shaping.serve.fronts import WORKERS_PER_FRONT  # noqa: E402
 
 from tests.adapter_fuzz import model_text  # noqa: E402
 from tests.serve.server import QWEN_EOS, Server, chat_prompt  # noqa: E402
@@ -51,6 +57,34 @@ def cpu_seconds(pids: list[int]) -> float:
     return total / ticks
 
 
+def descendants(pid: int) -> list[int]:
+    """Every live process below ``pid`` (a server's fronts and their workers)."""
+    out, todo = [], [pid]
+    while todo:
+        for task in Path(f"/proc/{todo.pop()}/task").glob("*"):
+            try:
+                children = [int(c) for c in (task / "children").read_text().split()]
+            except OSError:
+                continue
+            out += children
+            todo += children
+    return out
+
+
+def split_pids(server_pid: int) -> tuple[list[int], list[int]]:
+    """(front pids, worker pids): a front is the server itself or a child that has children of its own."""
+    fronts, workers = [server_pid], []
+    for pid in descendants(server_pid):
+        try:
+            cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
+        except OSError:
+            continue
+        if b"resource_tracker" in cmdline:
+            continue
+        (fronts if descendants(pid) else workers).append(pid)
+    return fronts, workers
+
+
 def quantile(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
@@ -64,30 +98,54 @@ def workloads(shaper: Shaper, records: list[dict], n: int) -> dict[str, tuple[li
     rng = random.Random(0)
     fuzzed = [model_text(rng, gold[i % len(gold)])[:50_000] for i in range(n)]
     pick = [i % len(gold) for i in range(n)]
-    return {"gold": ([gold[i] for i in pick], [labels[i] for i in pick], [prompts[i] for i in pick]),
-            "fuzzed": (fuzzed, [labels[i] for i in pick], [prompts[i] for i in pick])}
+    mixed = [gold[i % len(gold)] if i % 2 == 0 else fuzzed[i] for i in range(n)]
+    same = ([labels[i] for i in pick], [prompts[i] for i in pick])
+    return {"gold": ([gold[i] for i in pick], *same), "fuzzed": (fuzzed, *same), "mixed": (mixed, *same)}
 
 
-async def drive(url: str, texts: list[str], labels: list[str], prompts: list[str],
-                concurrency: int) -> tuple[float, list[float], list[float]]:
-    """(seconds, per-request latencies, rewards in order): one sample per request, ``concurrency`` in flight."""
-    latencies = [0.0] * len(texts)
+async def drive(url: str, texts: list[str], labels: list[str], prompts: list[str], concurrency: int,
+                batch: int = 1) -> tuple[float, list[float]]:
+    """(seconds, rewards in order): ``batch`` samples a request, ``concurrency`` requests in flight."""
     rewards = [0.0] * len(texts)
-    queue = iter(range(len(texts)))
+    starts = iter(range(0, len(texts), batch))
 
     async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=concurrency)) as session:
         async def worker() -> None:
-            for i in queue:
-                payload = {"query": [prompts[i] + texts[i] + QWEN_EOS], "prompts": [prompts[i]], "labels": [labels[i]]}
-                start = time.perf_counter()
+            for first in starts:
+                picks = range(first, min(first + batch, len(texts)))
+                payload = {"query": [prompts[i] + texts[i] + QWEN_EOS for i in picks],
+                           "prompts": [prompts[i] for i in picks], "labels": [labels[i] for i in picks]}
                 async with session.post(url, json=payload) as reply:
                     body = await reply.json()
-                latencies[i] = time.perf_counter() - start
-                rewards[i] = body["rewards"][0]
+                for i, reward in zip(picks, body["rewards"], strict=True):
+                    rewards[i] = reward
 
         start = time.perf_counter()
         await asyncio.gather(*(worker() for _ in range(concurrency)))
-        return time.perf_counter() - start, latencies, rewards
+        return time.perf_counter() - start, rewards
+
+
+def in_process(shaper: Shaper, texts: list[str], labels: list[str]) -> tuple[float, float, float, list[float]]:
+    """One run: (CPU s per sample of score_batch, the same with metrics() of each score, samples/s wall, the
+    rewards)."""
+    start, cpu = time.perf_counter(), time.process_time()
+    scores = shaper.score_batch([t + QWEN_EOS for t in texts], labels, 0)
+    wall = len(texts) / (time.perf_counter() - start)
+    plain = (time.process_time() - cpu) / len(texts)
+    cpu = time.process_time()
+    for score in shaper.score_batch([t + QWEN_EOS for t in texts], labels, 0):
+        score.metrics()
+    return plain, (time.process_time() - cpu) / len(texts), wall, [s.reward for s in scores]
+
+
+def served(server: Server, texts: list[str], labels: list[str], prompts: list[str], concurrency: int,
+           batch: int) -> tuple[float, float, float, list[float]]:
+    """One run: (front CPU s per sample, workers' CPU s per sample, samples/s wall, the rewards)."""
+    fronts, pool = split_pids(server.process.pid)
+    before = cpu_seconds(fronts), cpu_seconds(pool)
+    took, rewards = asyncio.run(drive(server.url + "/get_reward", texts, labels, prompts, concurrency, batch))
+    return ((cpu_seconds(fronts) - before[0]) / len(texts), (cpu_seconds(pool) - before[1]) / len(texts),
+            len(texts) / took, rewards)
 
 
 def main() -> int:
@@ -97,75 +155,85 @@ def main() -> int:
     ap.add_argument("--samples", type=int, default=450)
     ap.add_argument("--concurrency", type=int, default=32)
     ap.add_argument("--workers", default="1,2")
-    ap.add_argument("--node-cores", type=int, default=32, help="cores of a CPU node, for the 16-node line")
+    ap.add_argument("--batch", type=int, default=20, help="samples a request in the batched runs")
+    ap.add_argument("--repeats", type=int, default=5, help="rounds; the median of each figure is printed")
+    ap.add_argument("--workloads", default="gold,fuzzed,mixed")
+    ap.add_argument("--node-cores", type=int, default=32, help="cores of a CPU node, for the sizing lines")
     args = ap.parse_args()
 
     config = {"database": args.database, "estimator": "grpo", "total_steps": 100}
     shaper = Shaper.from_mapping(config)
     records = read_queries(args.train)
-    loads = workloads(shaper, records, args.samples)
-    print(f"{os.cpu_count()} CPU(s); {args.samples} samples per workload; one sample per request, "
-          f"{args.concurrency} in flight\n")
-    print("p50/p99: one sample alone (in process: Shaper.score; served: one request in flight); loaded: the "
-          f"request latency with {args.concurrency} in flight (mostly queueing); CPU ms: per sample, this process "
-          "in process, the server and its workers when served (the client not counted)\n")
-    print(f"{'workload':8} {'path':16} {'samples/s':>10} {'per worker':>11} {'p50 ms':>8} {'p99 ms':>8} "
-          f"{'vs in-process':>14} {'loaded p50':>9} {'loaded p99':>9} {'CPU ms':>8}")
-    ok = True
-    per_worker: dict[str, dict[int, float]] = {}
-    cost: dict[str, dict[int, tuple[float, float]]] = {}
+    loads = {k: v for k, v in workloads(shaper, records, args.samples).items() if k in args.workloads.split(",")}
+    counts = sorted({int(w) for w in args.workers.split(",")})
+    batches = (1, args.batch)
+    print(f"{os.cpu_count()} CPU(s), load average {os.getloadavg()[0]:.1f}; {args.samples} samples per workload; "
+          f"{args.concurrency} requests in flight; {args.repeats} rounds, each running every path once in turn "
+          "(in process, then each server), so that the load of the moment weighs on all alike\n")
     tmp = Path(os.environ.get("TMPDIR", "/tmp")) / f"bench_serve_{os.getpid()}"
-    for name, (texts, labels, prompts) in loads.items():
-        shaper.score_batch(texts[:45], labels[:45], 0)  # warm: the store is open, every query seen once
-        start, cpu = time.perf_counter(), time.process_time()
-        expected = [s.reward for s in shaper.score_batch([t + QWEN_EOS for t in texts], labels, 0)]
-        inline = len(texts) / (time.perf_counter() - start)
-        inline_cpu = (time.process_time() - cpu) / len(texts)
-        one = []
-        for t, q in zip(texts[:200], labels[:200], strict=True):
-            s0 = time.perf_counter()
-            shaper.score(t, q, 0)
-            one.append(time.perf_counter() - s0)
-        print(f"{name:8} {'in-process':16} {inline:10.1f} {inline:11.1f} {1e3 * quantile(one, .5):8.2f} "
-              f"{1e3 * quantile(one, .99):8.2f} {'1.00x':>14} {'':>9} {'':>9} {1e3 * inline_cpu:8.2f}")
-        for workers in sorted({int(w) for w in args.workers.split(",")}):
-            srv = Server(config, tmp / f"{name}-{workers}", "--workers", str(workers))
-            try:
-                url = srv.url + "/get_reward"
-                asyncio.run(drive(url, texts[:45], labels[:45], prompts[:45], min(8, args.concurrency)))  # warm
-                front, pool = [srv.process.pid], srv.worker_pids()
-                before = cpu_seconds(front), cpu_seconds(pool)
-                took, latencies, rewards = asyncio.run(drive(url, texts, labels, prompts, args.concurrency))
-                front_cpu = (cpu_seconds(front) - before[0]) / len(texts)
-                pool_cpu = (cpu_seconds(pool) - before[1]) / len(texts)
-                cost.setdefault(name, {})[workers] = (front_cpu, pool_cpu)
-                alone = asyncio.run(drive(url, texts[:200], labels[:200], prompts[:200], 1))[1]
-            finally:
-                srv.stop()
-            rate = len(texts) / took
-            per_worker.setdefault(name, {})[workers] = rate / workers
-            if rewards != expected:
-                ok = False
-                print(f"  MISMATCH: {sum(a != b for a, b in zip(rewards, expected, strict=True))} rewards differ")
-            print(f"{name:8} {f'server, {workers} worker(s)':16} {rate:10.1f} {rate / workers:11.1f} "
-                  f"{1e3 * quantile(alone, .5):8.2f} {1e3 * quantile(alone, .99):8.2f} {rate / inline:13.2f}x "
-                  f"{1e3 * quantile(latencies, .5):9.1f} {1e3 * quantile(latencies, .99):9.1f} "
-                  f"{1e3 * (front_cpu + pool_cpu):8.2f} = {1e3 * front_cpu:.2f} front + {1e3 * pool_cpu:.2f} workers")
-        rates = per_worker[name]
-        if 1 in rates and 2 in rates:
-            print(f"{name:8} scaling 1 -> 2 workers: {2 * rates[2] / rates[1]:.2f}x")
+    servers = {w: Server(config, tmp / f"workers-{w}", "--workers", str(w)) for w in counts}
+    runs: dict[tuple[str, str], list[tuple[float, ...]]] = {}
+    ok = True
+    try:
+        for texts, labels, prompts in loads.values():  # warm: every store open, every query seen
+            shaper.score_batch(texts[:45], labels[:45], 0)
+            for server in servers.values():
+                for batch in batches:
+                    asyncio.run(drive(server.url + "/get_reward", texts[:90], labels[:90], prompts[:90], 8, batch))
+        for round_ in range(args.repeats):
+            for name, (texts, labels, prompts) in loads.items():
+                plain, logged, wall, expected = in_process(shaper, texts, labels)
+                runs.setdefault((name, "in"), []).append((plain, logged, wall))
+                for workers, server in servers.items():
+                    for batch in batches:
+                        front, work, wall, rewards = served(server, texts, labels, prompts, args.concurrency, batch)
+                        runs.setdefault((name, f"{workers}/{batch}"), []).append((front, work, wall))
+                        if rewards != expected:
+                            ok = False
+                            wrong = sum(a != b for a, b in zip(rewards, expected, strict=True))
+                            print(f"  MISMATCH ({name}, {workers} workers, {batch}/request): {wrong} rewards differ")
+            print(f"round {round_ + 1} of {args.repeats} done (load average {os.getloadavg()[0]:.1f})",
+                  file=sys.stderr)
+    finally:
+        for server in servers.values():
+            server.stop()
+
+    print("CPU ms: per sample (user + system); in process: this process; served: the server's fronts + its scoring "
+          "workers (the client not counted); the median of the rounds, and the lowest-highest served total. "
+          "vs in-process: the median over rounds of the served CPU per sample over that round's in-process one "
+          "(score_batch; in brackets: score_batch + metrics()).\n")
+    print(f"{'workload':8} {'path':32} {'CPU ms':>7} {'spread':>11} {'front':>7} {'workers':>8} "
+          f"{'vs in-process':>17} {'samples/s/core':>15} {'wall samples/s':>15}")
+    med = statistics.median
+    front_share: dict[str, float] = {}
+    for name in loads:
+        base = runs[(name, "in")]
+        plain, logged = med(r[0] for r in base), med(r[1] for r in base)
+        print(f"{name:8} {'in-process (score_batch)':32} {1e3 * plain:7.3f} {'':>11} {'':>7} {'':>8} "
+              f"{'1.00x':>17} {1 / plain:15.0f} {med(r[2] for r in base):15.0f}")
+        print(f"{name:8} {'in-process (+ metrics())':32} {1e3 * logged:7.3f} {'':>11} {'':>7} {'':>8} "
+              f"{med(r[1] / r[0] for r in base):16.2f}x {1 / logged:15.0f}")
+        for workers in counts:
+            for batch in batches:
+                rows = runs[(name, f"{workers}/{batch}")]
+                totals = [r[0] + r[1] for r in rows]
+                total, front, work = med(totals), med(r[0] for r in rows), med(r[1] for r in rows)
+                ratio = med(t / b[0] for t, b in zip(totals, base, strict=True))
+                ratio_logged = med(t / b[1] for t, b in zip(totals, base, strict=True))
+                if batch == 1:
+                    front_share[f"{name}, {workers} worker(s)"] = front / work if work else float("inf")
+                path = f"served, {workers} worker(s), {batch}/request"
+                spread = f"{1e3 * min(totals):.2f}-{1e3 * max(totals):.2f}"
+                print(f"{name:8} {path:32} {1e3 * total:7.3f} {spread:>11} {1e3 * front:7.3f} {1e3 * work:8.3f} "
+                      f"{f'{ratio:.2f}x ({ratio_logged:.2f}x)':>17} {1 / total:15.0f} {med(r[2] for r in rows):15.0f}")
         print()
+    worst = max(front_share.values())
+    print(f"front CPU per sample / worker CPU per sample, one sample a request: worst {worst:.3f} "
+          f"(one front keeps ~{1 / worst:.0f} workers busy; default --fronts: one per {WORKERS_PER_FRONT} workers)")
     cores = args.node_cores
-    for name, rates in per_worker.items():
-        best = max(rates.values())
-        front, pool = cost[name][min(cost[name])]
-        per_node = cores / (front + pool)
-        fronts = max(1, -(-round(cores * front / (front + pool) * 100) // 100))
-        print(f"16 CPU nodes x {cores} cores, {name}: at the wall-clock rate measured here ({best:.0f} samples/s per "
-              f"worker, a loaded shared machine) ~{16 * cores * best:,.0f} samples/s; by CPU cost "
-              f"({1e3 * (front + pool):.2f} ms a sample) ~{16 * per_node:,.0f} samples/s, which needs "
-              f">= {fronts} front process(es) per node (one server's front end alone tops out near "
-              f"{1 / front:,.0f} samples/s: run Ray Serve replicas)")
+    fronts_needed = max(1, round(cores * worst / (1 + worst)))
+    print(f"a {cores}-core CPU node: --workers {cores - fronts_needed} with --fronts {fronts_needed} (fronts' share "
+          f"of the CPU {worst / (1 + worst):.0%})")
     print("served rewards equal in-process:", ok)
     return 0 if ok else 1
 

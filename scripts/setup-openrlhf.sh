@@ -6,17 +6,19 @@
 # openrlhf is installed with --no-deps and only the light dependencies its CPU-importable modules need are added
 # (ray, transformers at that release's pins; peft, ...). The GPU-only modules (vllm, flash_attn, deepspeed) are
 # replaced by the test suite's stand-ins in tests/adapters/openrlhf/stubs/. torch goes first, pinned to the CPU build.
+# PLANSHAPE_VENV=DIR installs into DIR instead (scripts/check-releases.sh: a fresh temporary venv per release).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PYTHON:-python3}
 VERSION=${1:-0.11.2}
 case "$VERSION" in  # openrlhf's own pins of each release (its wheel's Requires-Dist)
   0.11.*) VENV=.venv-openrlhf; PINS=("transformers==5.15.0" "ray==2.55.0") ;;
-  0.10.4) VENV=.venv-openrlhf-0.10; PINS=("transformers==5.7.0" "ray==2.55.0") ;;
-  0.10.[23]) VENV=.venv-openrlhf-0.10; PINS=("transformers==5.5.4" "ray==2.48.0") ;;
+  0.10.[34]) VENV=.venv-openrlhf-0.10; PINS=("transformers==5.7.0" "ray==2.55.0") ;;
+  0.10.2) VENV=.venv-openrlhf-0.10; PINS=("transformers==5.5.4" "ray==2.48.0") ;;
   *) echo "setup-openrlhf.sh: OpenRLHF $VERSION is outside planshape's range (0.10.2 to 0.11.x; older releases use" \
           "flat flags)" >&2; exit 2 ;;
 esac
+VENV=${PLANSHAPE_VENV:-$VENV}
 [ -x "$VENV/bin/python" ] || "$PY" -m venv "$VENV"
 pip=("$VENV/bin/python" -m pip install -q)
 stamp="$VENV/.planshape-openrlhf-deps"

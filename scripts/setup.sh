@@ -8,4 +8,4 @@ PY=${PYTHON:-python3}
 .venv/bin/python -m pip install -q --upgrade pip
 .venv/bin/python -m pip install -q "torch==2.13.0"
 [ -z "${PLANSHAPE_DEPS_ONLY:-}" ] || exit 0  # scripts/test.sh installs the trainers side by side first, planshape after
-.venv/bin/python -m pip install -q -e ".[test,serve]"
+.venv/bin/python -m pip install -q -e ".[test,serve,solver]"

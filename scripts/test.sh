@@ -4,6 +4,7 @@
 #   bash scripts/test.sh core            # one suite; several may be named
 #   bash scripts/test.sh verl@0.7        # an adapter suite on another supported release (its own venv)
 #   bash scripts/test.sh --list          # the suites, with the release and venv of each
+#   bash scripts/test.sh --contract trl  # an adapter's contract subset (scripts/check-releases.sh runs it on a release)
 # Extra pytest arguments go after `--`:  bash scripts/test.sh core -- -k gold
 # Suites: core | verl (0.9.1) | verl@0.7 (0.7.1) | trl (1.16.0) | trl@1.9 (1.9.0) | trl@0.20 (0.20.0) |
 #         openrlhf (0.11.2) | openrlhf@0.10 (0.10.2). The releases are each adapter's support table's `tested`
@@ -18,21 +19,33 @@
 # run prints where the time went: each suite's dependencies (and how long it waited for them), set-up and checks.
 # PLANSHAPE_DROP_VENVS=1 (set by .ci/run) removes each trainer's venv after its suite, to bound the disk used.
 # Also: verifiers | openenv (the environment standards pin mcp against each other and the core's serve extra, so a
-# venv each) | ray (planshape serve --ray on a local Ray instance, .venv-ray from scripts/setup-ray.sh).
+# venv each) | ray (planshape serve --ray on a local Ray instance, .venv-ray from scripts/setup-ray.sh) | nemo-gym
+# (a real NeMo Gym 0.7 rollout collection against planshape serve; NeMo Gym needs Python >= 3.13.14, which
+# scripts/setup-nemo-gym.sh builds once into ~/.cache/planshape when the machine has none).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-ALL=(core verl verl@0.7 trl trl@1.9 trl@0.20 openrlhf openrlhf@0.10 verifiers openenv ray)
+ALL=(core verl verl@0.7 trl trl@1.9 trl@0.20 openrlhf openrlhf@0.10 verifiers openenv ray nemo-gym)
+
+contract_of() {  # adapter -> its contract subset (test files): what CI runs on the oldest release, and what
+  # scripts/check-releases.sh runs on any release of the range (a test of a feature the release lacks skips)
+  case "$1" in
+    verl) echo "test_contract.py test_reward.py test_register.py test_conformance.py" ;;
+    trl) echo "test_contract.py test_reward.py test_trainer.py test_version.py test_conformance.py" ;;
+    openrlhf) echo "test_openrlhf_contract.py test_openrlhf_any_task.py test_openrlhf_cli_and_version.py" \
+      "test_openrlhf_conformance.py test_openrlhf_examples.py" ;;
+    *) return 1 ;;
+  esac
+}
 
 release_of() {  # suite -> "adapter release venv [test files: the contract subset; none: the whole suite]"
   case "$1" in
     verl) echo "verl 0.9.1 .venv-verl" ;;
-    verl@0.7) echo "verl 0.7.1 .venv-verl-0.7 test_contract.py test_reward.py test_register.py test_conformance.py" ;;
+    verl@0.7) echo "verl 0.7.1 .venv-verl-0.7 $(contract_of verl)" ;;
     trl) echo "trl 1.16.0 .venv-trl" ;;
-    trl@1.9) echo "trl 1.9.0 .venv-trl-1.9 test_contract.py test_trainer.py test_version.py test_conformance.py" ;;
-    trl@0.20) echo "trl 0.20.0 .venv-trl-0.20 test_contract.py test_reward.py test_version.py test_conformance.py" ;;
+    trl@1.9) echo "trl 1.9.0 .venv-trl-1.9 $(contract_of trl)" ;;
+    trl@0.20) echo "trl 0.20.0 .venv-trl-0.20 $(contract_of trl)" ;;
     openrlhf) echo "openrlhf 0.11.2 .venv-openrlhf" ;;
-    openrlhf@0.10) echo "openrlhf 0.10.2 .venv-openrlhf-0.10 test_openrlhf_contract.py test_openrlhf_any_task.py" \
-      "test_openrlhf_cli_and_version.py test_openrlhf_conformance.py test_openrlhf_examples.py" ;;
+    openrlhf@0.10) echo "openrlhf 0.10.2 .venv-openrlhf-0.10 $(contract_of openrlhf)" ;;
     *) return 1 ;;
   esac
 }
@@ -40,9 +53,14 @@ release_of() {  # suite -> "adapter release venv [test files: the contract subse
 suites=()
 while [ $# -gt 0 ] && [ "$1" != "--" ]; do suites+=("$1"); shift; done
 [ "${1:-}" = "--" ] && shift
+if [ "${suites[0]:-}" = "--contract" ]; then  # --contract ADAPTER: its contract subset's test files
+  contract_of "${suites[1]:-}" || { echo "--contract verl|trl|openrlhf" >&2; exit 2; }
+  exit 0
+fi
 if [ "${suites[0]:-}" = "--list" ]; then
   echo "core - .venv"
   for suite in "${ALL[@]:1}"; do release_of "$suite" >/dev/null && echo "$suite $(release_of "$suite" | cut -d' ' -f1-3)"; done
+  echo "verifiers, openenv, ray, nemo-gym - .venv-<name>"
   exit 0
 fi
 [ ${#suites[@]} -gt 0 ] || suites=("${ALL[@]}")
@@ -50,7 +68,7 @@ fi
 setup_of() {  # suite -> the command that makes its venv
   case "$1" in
     core) echo "scripts/setup.sh" ;;
-    verifiers|openenv|ray) echo "scripts/setup-$1.sh" ;;
+    verifiers|openenv|ray|nemo-gym) echo "scripts/setup-$1.sh" ;;
     *) local spec; spec=$(release_of "$1") || return 1; echo "scripts/setup-${spec%% *}.sh $(echo "$spec" | cut -d' ' -f2)" ;;
   esac
 }
@@ -58,7 +76,7 @@ setup_of() {  # suite -> the command that makes its venv
 venv_of() {  # suite -> its venv
   case "$1" in
     core) echo .venv ;;
-    verifiers|openenv|ray) echo ".venv-$1" ;;
+    verifiers|openenv|ray|nemo-gym) echo ".venv-$1" ;;
     *) release_of "$1" | cut -d' ' -f3 ;;
   esac
 }
@@ -101,7 +119,8 @@ run_suite() {
   if [ "$suite" = core ]; then
     local lint=0 types=0
     { timed setup bash scripts/setup.sh && timed lint .venv/bin/ruff check . && timed types bash scripts/typecheck.sh \
-      && timed checks .venv/bin/python -m pytest -q tests --ignore=tests/adapters --ignore=tests/ray "$@"; } \
+      && timed checks .venv/bin/python -m pytest -q tests --ignore=tests/adapters --ignore=tests/ray \
+        --ignore=tests/nemo_gym "$@"; } \
       || failed+=("$suite")
     echo "=== core: ruff $lint s, mypy $types s ==="
     checks=$((checks + lint + types))
@@ -110,6 +129,9 @@ run_suite() {
       && timed checks ".venv-$suite/bin/python" -m pytest -q "tests/adapters/$suite" "$@"; } || failed+=("$suite")
   elif [ "$suite" = ray ]; then
     { timed setup bash scripts/setup-ray.sh && timed checks .venv-ray/bin/python -m pytest -q tests/ray "$@"; } \
+      || failed+=("$suite")
+  elif [ "$suite" = nemo-gym ]; then  # NeMo Gym's commands from its venv, driven by the core venv's pytest
+    { timed setup bash scripts/setup-nemo-gym.sh && timed checks .venv/bin/python -m pytest -q tests/nemo_gym "$@"; } \
       || failed+=("$suite")
   else
     read -r adapter release venv files <<< "$(release_of "$suite")"

@@ -6,6 +6,7 @@ from collections.abc import Mapping, Sequence
 
 from planshape.validators.travelplanner.checks.registry import COMMONSENSE, HARD, Check
 from planshape.validators.travelplanner.checks.verdicts import PlanResult
+from planshape.validators.travelplanner.evaluation.relations import RELATIONS, Relation
 from planshape.validators.travelplanner.plan.answer import extract_answer
 from planshape.validators.travelplanner.query import Query
 
@@ -24,6 +25,11 @@ def planshape_extract_answer(text: str) -> str | None:
 @hookimpl
 def planshape_checks() -> Sequence[Check]:
     return (*COMMONSENSE, *HARD)
+
+
+@hookimpl
+def planshape_audit_relations() -> Sequence[Relation]:
+    return RELATIONS
 
 
 @hookimpl

@@ -13,10 +13,12 @@ from typing import Any
 from rich.console import Console
 
 from . import plugins
+from .audit import add_audit_parser
 from .explain import add_explain_parser
 from .observe.report.cli import add_plots_argument, add_report_parser
 from .rollout.cli import add_parsers as add_rollout_parsers
 from .serve.cli import add_parser as add_serve_parser
+from .solver_cli import add_parsers as add_solver_parsers
 
 
 def _store(args: argparse.Namespace, console: Console):
@@ -183,15 +185,19 @@ def _config_check(args: argparse.Namespace) -> int:
     console = Console()
     console.print(f"{args.file}: valid planshape config", soft_wrap=True)
     table = Table(show_header=False)
-    for key in ("database", "mode", "schedule", "estimator", "estimator_options", "alpha", "success",
-                "step_convention", "prompt_version"):
-        if key in info:  # an estimator-only config has no mode, schedule or prompt
+    for key in ("database", "mode", "schedule", "estimator", "estimator_options", "alpha", "success", "anchor",
+                "per_turn_rewards", "step_convention", "prompt_version"):
+        if key in info and not (key == "anchor" and info[key] is None):  # estimator-only: no mode, schedule, prompt
             table.add_row(key, str(info[key]))
     for stage in info.get("stages", []):
         until = "end" if stage["until_step"] is None else str(stage["until_step"])
         weights = ", ".join(f"{k}={v:g}" for k, v in stage["weights"].items())
         table.add_row(f"  {stage['name']}", f"steps [{stage['from_step']}, {until}): {weights}")
     console.print(table)
+    for field, why in shaper.config.estimator_problems().items():  # scoring alone needs none of it
+        console.print(f"to estimate advantages, set {field} ({why}); a trainer that knows the run's length fills "
+                      "total_steps in (VERL's planshape trainer, TRL's max_steps, OpenRLHF's launch)" if field ==
+                      "total_steps" else f"to estimate advantages: {field}: {why}", soft_wrap=True)
     return 0
 
 
@@ -258,9 +264,11 @@ def build_parser() -> argparse.ArgumentParser:
     check.set_defaults(func=_config_check)
 
     add_explain_parser(sub)
+    add_audit_parser(sub)
     add_report_parser(sub)
     add_rollout_parsers(sub)
     add_serve_parser(sub)
+    add_solver_parsers(sub)
     from . import plugins
 
     plugins.plugin_manager().hook.planshape_add_commands(subparsers=sub)  # each adapter's group (``planshape verl``)

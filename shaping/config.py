@@ -34,6 +34,11 @@ class ConfigError(ValueError):
     """A configuration that cannot run; the message names each bad field and what is allowed."""
 
 
+class StepRewardsIgnored(ConfigError):
+    """A batch carries per-turn rewards that the configured estimator would ignore: refused, never dropped. The
+    message names the setting to add (``STEP_REWARDS_SETTING``), which an adapter may spell its trainer's way."""
+
+
 class _Section(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -82,6 +87,22 @@ class Anchor(_Section):
 
     by: Literal["state", "tool_calls"] | None = None
     field: str = Field(default="anchors", min_length=1)
+    similarity: float | None = Field(default=None, gt=0, lt=1)
+    """verl-agent's similarity-based step groups (off by default, as there): text states of one prompt group whose
+    ``difflib`` ratio reaches this threshold share a step group (``advantages/anchors.py``); ``state`` states only."""
+
+
+class StepRewards(_Section):
+    """Per-turn rewards besides the outcome (docs/any-task.md, "Per-turn rewards"). ``rows``: how a row-per-turn
+    batch reads the scores of a trajectory's non-final rows (``advantages/layout.py``): ``turn``, each row's score is
+    its turn's reward; ``copy``, each repeats the outcome (or is 0); ``auto``, copies when every such row is 0 or
+    its trajectory's outcome, per-turn rewards otherwise. ``field``: where a trainer that keeps one row per trajectory
+    holds each row's list of per-turn rewards (VERL: the agent loop's ``extra_fields``; TRL: a ``rollout_func``
+    field or the environment's attribute; OpenRLHF: the final step's ``extra_logs``, one key ``<field>/<k>`` per
+    turn); unset, none are read there."""
+
+    rows: Literal["auto", "turn", "copy"] = "auto"
+    field: str | None = Field(default=None, min_length=1)
 
 
 class Answer(_Section):
@@ -110,6 +131,7 @@ class ShapingConfig(_Section):
     total_steps: int | None = Field(default=None, gt=0)
     success: Success = Success()
     anchor: Anchor = Anchor()
+    step_rewards: StepRewards = StepRewards()
     answer: Answer = Answer()
     tools: Tools = Tools()
     # Observability and stall-proof scoring (docs/observe.md)
@@ -178,6 +200,13 @@ class ShapingConfig(_Section):
         return self.database is None
 
     @property
+    def reads_step_rewards(self) -> bool:
+        """Whether the configured estimator, with its options, uses per-turn rewards besides the outcome."""
+        from .advantages.estimators import reads_step_rewards
+
+        return reads_step_rewards(plugins.estimators()[self.estimator], self.estimator_options)
+
+    @property
     def anchor_key(self) -> str:
         """Where anchor states come from: ``anchor.by``, by default ``tool_calls`` on TravelPlanner, else ``state``."""
         return self.anchor.by or ("state" if self.estimator_only else "tool_calls")
@@ -217,15 +246,42 @@ class ShapingConfig(_Section):
     def _estimator_setup(self) -> ShapingConfig:
         fn = plugins.estimators()[self.estimator]
         check_estimator_options(self.estimator, fn, self.estimator_options)
-        if takes_alpha(fn) and self.alpha.steps is None and self.total_steps is None:
-            raise ValueError(f"total_steps: estimator {self.estimator!r} decays α over the run: set total_steps "
-                             "(the run's optimizer steps) or alpha.steps")
+        if self.step_rewards.field is not None and not self.reads_step_rewards:
+            raise ValueError(f"step_rewards.field: {step_rewards_ignored(self.estimator, fn)}")
+        if self.anchor.similarity is not None:
+            if not getattr(fn, "uses_anchors", False):
+                raise ValueError(f"anchor.similarity: estimator {self.estimator!r} groups no turns by anchor state, so "
+                                 "nothing would use it; remove it, or use estimator: gigpo")
+            if self.anchor_key != "state":
+                raise ValueError("anchor.similarity compares text states (anchor.by=state); the tool_calls key is a "
+                                 "digest of the calls so far, equal or unrelated, never similar: remove it")
+        return self
+
+    def estimator_problems(self) -> dict[str, str]:
+        """What estimating advantages needs from this config and does not get, by field: α's horizon for an
+        estimator that decays α, a success that can be read from the reward. Not validation errors: a route that
+        only scores (a reward function, the server, an environment, a rollout) never estimates and never asks;
+        every route that estimates asks before its first batch (``require_estimator``)."""
+        fn = plugins.estimators()[self.estimator]
+        out = {}
+        if takes_alpha(fn) and self.alpha_horizon is None:
+            out["total_steps"] = (f"estimator {self.estimator!r} decays α over the run: set total_steps (the run's "
+                                  "optimizer steps) or alpha.steps")
         if self.success.by == "pass" and getattr(fn, "uses_success", True) and not self.estimator_only:
             try:
                 success_readable_from_reward(self.schedule_object(), self.component_weights)
             except ValueError as exc:
-                raise ValueError(f"success: {exc}") from None
-        return self
+                out["success"] = str(exc)
+        return out
+
+    def require_estimator(self, where: str = "") -> None:
+        """A ``ConfigError`` naming each of ``estimator_problems`` (``where``: the route that estimates, for the
+        message), else nothing."""
+        problems = self.estimator_problems()
+        if problems:
+            raise ConfigError(f"planshape config{' for ' + where if where else ''}: estimator {self.estimator!r} "
+                              "cannot estimate advantages with it:\n  "
+                              + "\n  ".join(f"{field}: {why}" for field, why in problems.items()))
 
     @model_validator(mode="after")
     def _stages_fit_the_run(self) -> ShapingConfig:
@@ -278,6 +334,25 @@ def with_run_steps(settings: Mapping[str, Any], run_steps: int, run_source: str)
         raise ConfigError(f"total_steps: the config says {given}, but {run_source} runs {run_steps} optimizer steps; "
                           f"set total_steps: {run_steps} (or leave it out: it is filled in from the trainer)")
     return {**settings, "total_steps": run_steps}
+
+
+STEP_REWARDS_FIELD = "turn_rewards"
+"""The documented name of a row's per-turn rewards (``step_rewards.field``): a trainer's rows that carry it under a
+config that reads none are refused, not ignored (``Shaper.refuse_unread_step_rewards``)."""
+
+STEP_REWARDS_SETTING = "estimator_options.reward=sum"
+"""The setting that makes GRPO, RLOO and PlanPO read per-turn rewards (their sum with the outcome), as every
+message writes it (an adapter spells it its trainer's way by replacing this text)."""
+
+
+def step_rewards_ignored(name: str, fn: Any) -> str:
+    """Why estimator ``name`` would ignore per-turn rewards, and the setting that uses them (the one message)."""
+    if "reward" in _option_names(fn):
+        return (f"estimator {name!r} estimates from each trajectory's outcome (reward=outcome), so per-turn rewards "
+                f"would be ignored; set {STEP_REWARDS_SETTING} (the outcome plus the per-turn rewards), or use "
+                "estimator gigpo (each turn's discounted return)")
+    return (f"estimator {name!r} reads one outcome per trajectory, so per-turn rewards would be ignored; use an "
+            f"estimator that reads them (gigpo; grpo, rloo or planpo with {STEP_REWARDS_SETTING})")
 
 
 def takes_alpha(fn: Any) -> bool:

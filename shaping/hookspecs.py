@@ -16,6 +16,7 @@ import pluggy
 if TYPE_CHECKING:
     from planshape.validators.travelplanner.checks.registry import Check
     from planshape.validators.travelplanner.checks.verdicts import PlanResult
+    from planshape.validators.travelplanner.evaluation.relations import Relation
     from planshape.validators.travelplanner.query import Query
 
     from .advantages import Estimator
@@ -43,6 +44,13 @@ def planshape_checks() -> Sequence[Check]:
 
 
 @hookspec
+def planshape_audit_relations() -> Sequence[Relation]:
+    """Metamorphic relations ``planshape audit`` holds the reward to, each a ``Relation(name, expect, about,
+    strings, json)``: an edit of a plan (upstream strings, structured JSON, or both) that must ``keep`` the
+    reward or ``lower`` it. Two plugins defining the same name is a start-up error."""
+
+
+@hookspec
 def planshape_reward_components(result: PlanResult, query: Query) -> Mapping[str, float]:
     """Reward components of one checked plan (called only for plans that pass the schema gate).
 
@@ -59,7 +67,8 @@ def planshape_schedules() -> Mapping[str, Schedule]:
 @hookspec
 def planshape_advantage_estimators() -> Mapping[str, Estimator]:
     """Named advantage estimators: ``fn(rollouts: Rollouts, **options) -> Advantages``; ``fn.uses_success =
-    False`` when it ignores success flags, ``fn.uses_anchors = True`` when it reads ``Rollouts.anchor``."""
+    False`` when it ignores success flags, ``fn.uses_anchors = True`` when it reads ``Rollouts.anchor``,
+    ``fn.uses_step_rewards`` (True, or a function of its options) when it reads ``Rollouts.step_reward``."""
 
 
 @hookspec

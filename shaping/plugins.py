@@ -22,6 +22,7 @@ from . import hookspecs
 
 if TYPE_CHECKING:
     from planshape.validators.travelplanner.checks.registry import Check
+    from planshape.validators.travelplanner.evaluation.relations import Relation
 
     from .advantages import Estimator
     from .schedules import Schedule
@@ -99,6 +100,17 @@ def checks() -> tuple[tuple[Check, ...], tuple[Check, ...]]:
         seen[check.key] = check
     return (tuple(c for c in everything if c.category == "commonsense"),
             tuple(c for c in everything if c.category == "hard"))
+
+
+def audit_relations() -> tuple[Relation, ...]:
+    """The metamorphic relations of every plugin, the built-ins first; a name defined twice is an error."""
+    everything = [r for group in reversed(plugin_manager().hook.planshape_audit_relations()) for r in group]
+    seen: set[str] = set()
+    for relation in everything:
+        if relation.name in seen:
+            raise PluginError(f"audit relation {relation.name!r} is provided by two plugins; rename one")
+        seen.add(relation.name)
+    return tuple(everything)
 
 
 def schedules() -> dict[str, Schedule]:

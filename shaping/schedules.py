@@ -1,4 +1,5 @@
-"""Reward-weight schedules over training steps (Planner-R1 stages and curricula) and the α decay of PlanPO.
+"""Reward-weight schedules over training steps (Planner-R1 stages and curricula, Agent-STAR's reward settings) and
+the α decay of PlanPO.
 
 Step convention: ``step`` is the number of optimizer steps completed before the batch being scored, so the
 first batch is step 0. Adapters convert: VERL ``global_steps - 1``, TRL ``trainer_state.global_step``,
@@ -16,9 +17,16 @@ from typing import Any
 # The five weighted Planner-R1 components, in the paper's λ1..λ5 order. The schema gate multiplies them all.
 WEIGHTED = ("cs_micro", "hard_micro", "cs_macro", "hard_macro", "pass")
 STAGE_WEIGHTS = {
+    # Planner-R1 (Zhu et al., arXiv 2509.25779, §3 and Table 1)
     "stage1": (1.0, 1.0, 1.0, 1.0, 1.0),  # dense: partial credit
     "stage2": (0.0, 0.0, 1.0, 1.0, 1.0),  # category level
     "stage3": (0.0, 0.0, 0.0, 0.0, 1.0),  # sparse: final pass only
+    # Agent-STAR (Wu et al., arXiv 2603.21972) over its released evaluator's five per-plan scores (commonsense micro
+    # and macro, hard micro and macro, success; WxxShirley/Agent-STAR Inference/eval.py); docs/schedules.md says
+    # what is cited and what is read (the paper's reward section could not be read here)
+    "agent-star-success": (0.0, 0.0, 0.0, 0.0, 1.0),  # sparse: success only
+    "agent-star-macro": (0.0, 0.0, 1.0, 1.0, 0.0),  # semi-sparse: the two macro scores
+    "agent-star-sum": (1.0, 1.0, 1.0, 1.0, 1.0),  # dense: the SUM of the five scores
 }
 
 
@@ -101,6 +109,9 @@ PRESETS: dict[str, Schedule] = {
     "stage3": constant("stage3"),
     "curriculum-8b": curriculum("curriculum-8b", (100, 400)),  # 100 / 300 / 100 steps
     "curriculum-32b": curriculum("curriculum-32b", (50, 400)),  # 50 / 350 / 100 steps
+    "agent-star-success": constant("agent-star-success"),
+    "agent-star-macro": constant("agent-star-macro"),
+    "agent-star-sum": constant("agent-star-sum"),
 }
 
 

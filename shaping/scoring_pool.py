@@ -29,7 +29,7 @@ _MISSING = object()
 MAX_FAILED_STARTS = 10  # replacements in a row that may die before they are ready (killed from outside); more: give up
 
 
-def _serve(factory: Callable[[], Callable[..., Any]], conn: Connection) -> None:
+def worker_main(factory: Callable[[], Callable[..., Any]], conn: Connection) -> None:
     """A worker: build the scorer, say ready, then score one sample per message until told to stop."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C stops the trainer, which stops its workers
     try:
@@ -38,6 +38,15 @@ def _serve(factory: Callable[[], Callable[..., Any]], conn: Connection) -> None:
         conn.send(("failed", f"{type(exc).__name__}: {exc}"))
         return
     conn.send(("ready", None))
+    try:
+        _serve_jobs(score, conn)
+    finally:  # told to stop, or the parent is gone: a handler with a ``close`` (a log to write out) gets it called
+        close = getattr(score, "close", None)
+        if callable(close):
+            close()
+
+
+def _serve_jobs(score: Callable[..., Any], conn: Connection) -> None:
     while True:
         try:
             message = conn.recv()
@@ -62,10 +71,12 @@ def _picklable(obj: Any) -> bool:
     return True
 
 
-class _Worker:
+class WorkerProcess:
+    """One scoring process and its pipe (``worker_main``); ``task`` is what it holds, for its owner to track."""
+
     def __init__(self, context: Any, factory: Callable[[], Any]):
         self.conn, child = context.Pipe()
-        self.process = context.Process(target=_serve, args=(factory, child), daemon=True)
+        self.process = context.Process(target=worker_main, args=(factory, child), daemon=True)
         self.process.start()
         child.close()
         self.ready = False
@@ -101,7 +112,7 @@ class ScoringPool:
         self.budget_s = check_budget(budget_s)
         self.start_timeout_s = start_timeout_s
         self._context = multiprocessing.get_context(context)
-        self._workers = [_Worker(self._context, factory) for _ in range(workers)]
+        self._workers = [WorkerProcess(self._context, factory) for _ in range(workers)]
         self.restarts = 0
         self._failed_starts = 0  # replacements in a row that died before they were ready
         self._await_ready()
@@ -116,7 +127,7 @@ class ScoringPool:
                     raise PoolError(f"a scoring worker did not start within {self.start_timeout_s:g} s")
                 self._receive(worker, [])
 
-    def _receive(self, worker: _Worker, results: list) -> None:
+    def _receive(self, worker: WorkerProcess, results: list) -> None:
         try:
             message = worker.conn.recv()
         except (EOFError, OSError):
@@ -137,7 +148,7 @@ class ScoringPool:
             results[tag] = value
             worker.task = None
 
-    def _died(self, worker: _Worker, results: list) -> None:
+    def _died(self, worker: WorkerProcess, results: list) -> None:
         worker.process.join(timeout=5)  # its pipe can close before the process is reaped: wait for the exit code
         code = worker.process.exitcode
         if worker.task is not None:
@@ -151,10 +162,10 @@ class ScoringPool:
                 raise PoolError(f"a scoring worker died while starting (exit code {code})")
         self._replace(worker, kill=True)
 
-    def _replace(self, worker: _Worker, kill: bool) -> None:
+    def _replace(self, worker: WorkerProcess, kill: bool) -> None:
         worker.stop(kill=kill)
         position = self._workers.index(worker)
-        self._workers[position] = _Worker(self._context, self.factory)
+        self._workers[position] = WorkerProcess(self._context, self.factory)
         self.restarts += 1
 
     def map(self, items: Sequence[Sequence[Any]]) -> list[Any]:

@@ -3,11 +3,19 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 from tests.shared_data import require_shared
+
+# Property tests draw the same examples on every run (a red CI is a bug, not a draw); PLANSHAPE_HYPOTHESIS=explore
+# draws fresh ones, to hunt.
+settings.register_profile("repeatable", derandomize=True)
+settings.register_profile("explore", derandomize=False)
+settings.load_profile(os.environ.get("PLANSHAPE_HYPOTHESIS", "repeatable"))
 
 
 @pytest.fixture(scope="session")
@@ -43,6 +51,15 @@ def train_records(shared_dir):
     from planshape.validators.travelplanner.query import read_records
 
     return read_records(shared_dir / "train.csv")
+
+
+@pytest.fixture(scope="session")
+def solved_train(train, memory_database):
+    """(query, gold plan, the solver's solution) of the 45 train rows (the solver tests share one solve)."""
+    pytest.importorskip("ortools", reason="the solver needs OR-Tools (scripts/setup.sh installs planshape[solver])")
+    from planshape.validators.travelplanner.solver import solve
+
+    return [(query, gold, solve(query, memory_database)) for query, gold in train]
 
 
 @pytest.fixture(scope="session")

@@ -77,6 +77,16 @@ def prepare_workdir(where: Path) -> Path:
     return where
 
 
+def own_files(block: Block, workdir: Path) -> None:
+    """The files ``block``'s own document writes (its ``file NAME`` blocks), written again before it runs: two
+    documents may show a file of the same name (README's ``planshape.json`` is not docs/serve.md's), and each
+    block runs with its own document's, as written."""
+    document = block.where.rsplit(":", 1)[0]
+    for other in blocks():
+        if other.mark.startswith("file ") and other.where.rsplit(":", 1)[0] == document:
+            (workdir / other.mark.removeprefix("file ").strip()).write_text(other.body, encoding="utf-8")
+
+
 def block_env(workdir: Path) -> dict[str, str]:
     return {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
             "HOME": str(workdir / "home"), "MPLBACKEND": "Agg"}
@@ -93,6 +103,7 @@ def block_argv(block: Block, workdir: Path) -> list[str]:
 def run_block(block: Block, workdir: Path) -> subprocess.CompletedProcess[str]:
     """Run a bash or python block as written in ``workdir``, with this interpreter's bin first on PATH; whatever
     it started in the background is stopped with it (its own process group)."""
+    own_files(block, workdir)
     argv = block_argv(block, workdir)
     process = subprocess.Popen(argv, cwd=workdir, env=block_env(workdir), stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE, text=True, start_new_session=True)

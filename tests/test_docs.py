@@ -15,11 +15,14 @@ The convention that marks a block: an HTML comment on the line right above its f
 (invisible in rendered Markdown). Marks:
 
 - ``file NAME``: the block is a file the text writes (a config); it is written to NAME in the working directory
-  before anything runs, and commands use it.
+  before anything runs, and commands use it; before each block runs, its own document's files are written again
+  (two documents may show different files of one name: each block runs with its own document's).
 - ``gpu``: needs GPUs, a cluster (paths such as ``/shared/...``) or a served model. Not run: its ``planshape``
   lines parse with the real CLI parser and its Python imports exist (below); the launch scripts such blocks start
   are composed by the adapter suites (``tests/adapters/verl/test_check.py`` runs every VERL script's overrides
-  through ``planshape verl check``; ``tests/adapters/openrlhf/test_openrlhf_examples.py`` parses every OpenRLHF
+  through ``planshape verl check``; ``tests/adapters/verl/test_documented_launches.py`` takes every VERL launch the
+  documents show, as written: the preflight refuses the values they say to fill in, and filled in, their reward
+  scores the 45 gold plans; ``tests/adapters/openrlhf/test_openrlhf_examples.py`` parses every OpenRLHF
   launch with OpenRLHF's parser; ``tests/adapters/trl/test_example.py`` parses the TRL configs and runs
   ``train_planner.py --tiny``). A block's other lines (a bare override list, ``ray job submit``) are not checked.
 - ``verl`` / ``trl`` / ``openrlhf`` / ``verifiers`` / ``openenv``: needs that trainer (or environment standard)
@@ -63,6 +66,7 @@ from tests.docs_blocks import (
     block_argv,
     block_env,
     blocks,
+    own_files,
     prepare_workdir,
     shell_lines,
     stop_group,
@@ -92,6 +96,7 @@ def _listening(port: int) -> bool:
 
 @pytest.mark.parametrize("block", [b for b in blocks() if b.mark == "serves"], ids=str)
 def test_every_server_block_starts_and_keeps_serving(block: Block, workdir: Path) -> None:
+    own_files(block, workdir)
     server = subprocess.Popen(block_argv(block, workdir), cwd=workdir, env=block_env(workdir), stdout=subprocess.PIPE,
                               stderr=subprocess.STDOUT, text=True, start_new_session=True)
     port = int(re.search(r"--port (\d+)", block.body).group(1))

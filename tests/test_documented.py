@@ -50,12 +50,13 @@ FACE = {
     "score", "score_batch", "unscored", "max_reward", "carried", "carried_names", "weigh_carried",
     "success_of", "success_from_rewards", "success_flag",
     "metric_names", "advantage_metric_names", "metric_groups", "metric_columns", "metric_means", "logged_means",
-    "advantages", "uses_anchors", "alpha", "estimate",
+    "advantages", "uses_anchors", "alpha", "estimate", "require_estimator", "step_reward_field",
+    "refuse_unread_step_rewards",
     "messages", "tools", "tool_schemas", "prompt_version",
 }
-"""``Shaper``'s public face: what adapters and users call, and no more (52 names before issue 35, 34 after; the
-data side is the facade's functions, and each part is an object of its own: ``scorer``, the estimator, the agent
-side, the process's resources, the description)."""
+"""``Shaper``'s public face: what adapters and users call, and no more (52 names before issue 35, 37 after: 34, and
+the three that scoring-only configs and per-turn rewards need; the data side is the facade's functions, and each part
+is an object of its own: ``scorer``, the estimator, the agent side, the process's resources, the description)."""
 
 
 def test_the_shaper_face_is_what_adapters_and_users_call():

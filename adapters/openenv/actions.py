@@ -41,8 +41,8 @@ class TravelPlannerAction(Action):
 
 class TravelPlannerObservation(Observation):
     """After ``reset``: the training prompt. After the answer (or the turn cap): ``done``, ``reward`` and, in
-    ``metadata["planshape"]``, the components, the failure category and reason, and every ``planshape/...``
-    metric the trainers log."""
+    ``metadata["planshape-travelplanner"]`` (the environment's name), the components, the failure category and
+    reason, and every ``planshape/...`` metric the trainers log."""
 
     messages: list[dict[str, str]] = Field(default_factory=list, description="The prompt: system, then user")
     tools: list[dict[str, Any]] = Field(default_factory=list, description="OpenAI-style schemas of the tools")

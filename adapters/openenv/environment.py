@@ -3,9 +3,12 @@
 * ``reset(query=... | index=... | seed=...)``: the episode's query (a record or its JSON, a position in the
   server's queries, or a seeded pick); the observation holds the training prompt and the tool schemas.
 * ``CallToolAction`` (and MCP clients of ``/mcp``): one tool call, one assistant turn, answered by the toolbox
-  (``Error: ...`` text for what a model gets wrong). At the turn cap the episode ends unanswered (``done``).
-* ``AnswerAction(text)``: the final reply, scored by the facade; ``reward`` and ``metadata["planshape"]`` (the
-  components, the failure category and reason, every ``planshape/...`` metric) in the observation.
+  (``Error: ...`` text for what a model gets wrong: an unknown tool or bad argument names too, which a FastMCP
+  middleware hands to the episode before FastMCP's own lookup and validation, so they count as turns and read as
+  they do in every other standard). At the turn cap the episode ends unanswered (``done``).
+* ``AnswerAction(text)``: the final reply, scored by the facade; ``reward`` and
+  ``metadata["planshape-travelplanner"]`` (the components, the failure category and reason, every
+  ``planshape/...`` metric) in the observation.
 
 The reward is computed server-side by a ``Rubric`` (OpenEnv RFC 004) whose children are the named components
 (``named_rubrics()`` gives each one's ``last_score``). A translation of the facade's ``Episode``: prompt, tools
@@ -24,6 +27,8 @@ from .version import check_version
 check_version()
 
 from fastmcp import FastMCP  # noqa: E402
+from fastmcp.server.middleware import Middleware  # noqa: E402
+from fastmcp.tools.base import ToolResult  # noqa: E402
 from openenv.core.env_server.mcp_environment import MCPEnvironment  # noqa: E402
 from openenv.core.env_server.types import Action, Observation  # noqa: E402
 from openenv.core.rubrics import Rubric  # noqa: E402
@@ -84,6 +89,19 @@ class PlanshapeRubric(Rubric):
         return score.reward
 
 
+class EpisodeCalls(Middleware):
+    """Every ``tools/call`` answered by the episode (``Episode.call``), before FastMCP looks the tool up or
+    validates its arguments: one answer, one turn, for any call a model makes."""
+
+    def __init__(self, call: Any):
+        self.call = call
+
+    async def on_call_tool(self, context: Any, call_next: Any) -> ToolResult:
+        message = context.message
+        text = self.call(message.name, message.arguments)
+        return ToolResult(content=text, structured_content={"result": text})  # as FastMCP's own str tools answer
+
+
 class TravelPlannerEnvironment(MCPEnvironment):
     SUPPORTS_CONCURRENT_SESSIONS = True  # the store is read-only and shared; the episode is per session
 
@@ -92,6 +110,7 @@ class TravelPlannerEnvironment(MCPEnvironment):
         for schema in tasks.shaper.tool_schemas:
             spec = schema["function"]
             mcp.tool(tool_function(schema, self._call), name=spec["name"], description=spec["description"])
+        mcp.add_middleware(EpisodeCalls(self._call))
         super().__init__(mcp)
         self.tasks = tasks
         self.episode = Episode(tasks.shaper, max_turns=tasks.max_turns)
@@ -180,7 +199,7 @@ class TravelPlannerEnvironment(MCPEnvironment):
 
     # --- the tools --------------------------------------------------------------------------------------------
 
-    def _call(self, name: str, arguments: dict[str, Any]) -> str:
+    def _call(self, name: Any, arguments: Any) -> str:
         if self.episode.record is None:
             return "Error: reset the environment to a query first"
-        return self.episode.call(name, arguments)
+        return self.episode.call(name, arguments, self.tasks.step)

@@ -72,8 +72,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         settings = dict(as_mapping(args.config))
     if args.database:
         settings["database"] = args.database
-    app = build_app(settings, args.queries, args.split, args.val_size, args.seed, args.step, args.max_turns,
-                    args.sessions)
+    try:
+        app = build_app(settings, args.queries, args.split, args.val_size, args.seed, args.step, args.max_turns,
+                        args.sessions)
+    except (ValueError, OSError) as exc:  # a missing file or a bad setting: one line saying what to fix
+        parser.exit(2, f"{parser.prog}: error: {exc}\n")
     import uvicorn
 
     print(json.dumps({"serving": NAME, "url": f"http://{args.host}:{args.port}"}), flush=True)

@@ -17,6 +17,10 @@ estimator (``group_norm``) and this wrapper, installed in the trainer actor by `
    reward (which is every token's advantage under ``group_norm``). Success stays the task's: it is judged
    before the penalties.
 
+Per-turn rewards (``step_rewards.field``, estimator-only): the agent logs each step's reward beside the summed one
+(``turn_rewards``); the earlier turns' are the per-turn rewards, the rest of the sample's (penalised) reward the
+outcome, which also decides success.
+
 The step is ``global_step`` as ``BasePPOTrainer.train_step`` receives it (restored on resume), recorded on the
 experience maker by an instance-level wrapper: Ray copies inherited methods onto actor classes, so a
 class-level patch of ``train_step`` would never be seen inside the actor.
@@ -41,7 +45,8 @@ from planshape.shaping.facade import (
     turn_texts,
 )
 
-from .config import check_anchors, check_success_flag, global_steps, shaper_from_env
+from .config import check_anchors, check_step_rewards, check_success_flag, global_steps, shaper_from_env
+from .turn_rewards import logged_turn_rewards, split_outcome
 from .version import check_version
 
 check_version()
@@ -106,13 +111,17 @@ def reweigh(shaper: Shaper, experiences: Sequence[Any], step: int) -> list[torch
     return successes
 
 
-def task_success(shaper: Shaper, experiences: Sequence[Any], step: int) -> torch.Tensor:
-    """Estimator-only success from the run's own rewards (threshold) or its ``scores`` (flag)."""
-    rewards = torch.cat([exp.rewards.float().reshape(-1) for exp in experiences])
+def task_success(shaper: Shaper, experiences: Sequence[Any], step: int,
+                 logged: list[list[float]] | None = None) -> torch.Tensor:
+    """Estimator-only success from the run's own rewards (threshold; with per-turn rewards ``logged``, the outcome
+    alone) or its ``scores`` (flag)."""
+    rewards = torch.cat([exp.rewards.float().reshape(-1) for exp in experiences]).double().numpy()
+    if logged is not None:
+        rewards = split_outcome(rewards, logged)[0]
     passed = None
     if shaper.success_flag is not None:
         passed = torch.cat([torch.as_tensor(exp.scores).float().reshape(-1) for exp in experiences]).numpy()
-    return torch.as_tensor(shaper.success_of(rewards.numpy(), step, passed))
+    return torch.as_tensor(shaper.success_of(rewards, step, passed))
 
 
 def tool_call_states(tokenizer: Any, exp: Any) -> list[list[str]]:
@@ -124,12 +133,13 @@ def tool_call_states(tokenizer: Any, exp: Any) -> list[list[str]]:
 
 
 def token_advantages(shaper: Shaper, scores: Any, mask: torch.Tensor, index: Any, step: int, success: Any = None,
-                     anchors: Sequence[Sequence[Any]] | None = None, *,
+                     anchors: Sequence[Sequence[Any]] | None = None,
+                     step_rewards: Sequence[Sequence[float]] | None = None, *,
                      clip: Sequence[float] | None = None) -> TokenAdvantages:
     """The estimator entry (the adapter contract): the facade's per-token advantages of OpenRLHF's batch, each bounded
     by ``clip`` (``--reward.clip_range``, as OpenRLHF bounds its group-normalised reward) where the mask is on; off
     it, 0 stays 0 whatever the bounds."""
-    result = shaper.advantages(scores, mask, index, step, success, anchors=anchors)
+    result = shaper.advantages(scores, mask, index, step, success, anchors=anchors, step_rewards=step_rewards)
     if clip is None:
         return result
     return replace(result, tokens=torch.where(mask.bool(), result.tokens.clamp(min=clip[0], max=clip[1]),
@@ -138,10 +148,11 @@ def token_advantages(shaper: Shaper, scores: Any, mask: torch.Tensor, index: Any
 
 def write_advantages(shaper: Shaper, experiences: Sequence[Any], n_samples: int, step: int,
                      success: torch.Tensor | None = None, clip: Sequence[float] | None = None,
-                     tokenizer: Any = None) -> None:
+                     tokenizer: Any = None, logged: list[list[float]] | None = None) -> None:
     """Per-token advantages of the whole batch from the facade, estimated from the experiences' ``rewards``
     and written back micro-batch by micro-batch; ``clip``: the (low, high) bound of every token's advantage;
-    ``tokenizer``: to read GiGPO's anchor states from the turns (``check_anchors``)."""
+    ``tokenizer``: to read GiGPO's anchor states from the turns (``check_anchors``); ``logged``: each sample's
+    per-turn rewards (``turn_rewards``), split from its reward into the outcome and the rewards besides it."""
     widths = [exp.action_mask.shape[1] for exp in experiences]
     sizes = [exp.action_mask.shape[0] for exp in experiences]
     mask = torch.zeros(sum(sizes), max(widths), dtype=torch.long)
@@ -151,11 +162,15 @@ def write_advantages(shaper: Shaper, experiences: Sequence[Any], n_samples: int,
         row += size
     index = np.asarray([i for exp in experiences for i in exp.index], dtype=np.int64) // n_samples
     scores = torch.cat([exp.rewards.float().reshape(-1) for exp in experiences])
+    steps = None
+    if logged is not None:
+        outcome, steps = split_outcome(scores.double().numpy(), logged)
+        scores = torch.as_tensor(outcome)
     anchors = None
     if shaper.uses_anchors:
         anchors = [states for exp in experiences for states in tool_call_states(tokenizer, exp)]
     result = token_advantages(shaper, scores, mask, index, step, None if success is None else success.numpy(),
-                              anchors, clip=clip)
+                              anchors, steps, clip=clip)
     tokens = result.tokens.split(sizes)
     for exp, block, width in zip(experiences, tokens, widths, strict=True):
         exp.advantages = block[:, :width].to(torch.float32).contiguous()
@@ -171,13 +186,14 @@ def wrap_compute_advantages(original: Callable[..., Any]) -> Callable[..., Any]:
     def compute_advantages_and_returns(self: Any, experiences: list[Any]) -> list[Any]:
         shaper: Shaper = getattr(self, SHAPER)
         step = int(getattr(self, STEP, 0))
+        logged = logged_turn_rewards(shaper, experiences)
         if shaper.estimator_only:
-            success = task_success(shaper, experiences, step)
+            success = task_success(shaper, experiences, step, logged)
         else:
             success = torch.cat(reweigh(shaper, experiences, step))
         experiences = original(self, experiences)  # FP32 rewards, then OpenRLHF's length penalties on them
         write_advantages(shaper, experiences, self.args.rollout.n_samples_per_prompt, step, success,
-                         self.args.reward.clip_range, self.tokenizer)
+                         self.args.reward.clip_range, self.tokenizer, logged)
         return experiences
 
     setattr(compute_advantages_and_returns, PATCHED, True)
@@ -196,8 +212,10 @@ def wrap_trainer_init(original: Callable[..., None]) -> Callable[..., None]:
         loader = getattr(self, "prompts_dataloader", None)  # PPOTrainer has one; the async TrainingActor not
         prompts = len(loader.dataset) if loader is not None and hasattr(loader, "dataset") else None
         shaper = shaper_from_env(global_steps(self.args, prompts))
+        shaper.require_estimator("the planshape setup hook")
         check_success_flag(shaper)
         check_anchors(shaper)
+        check_step_rewards(shaper)
         setattr(maker, SHAPER, shaper)
         train_step = self.train_step
 

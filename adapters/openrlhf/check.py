@@ -174,6 +174,7 @@ def check_launch(launch: Sequence[str] = (), config: Any = None, run_steps: int 
     _files(agent, rewards, report)
     try:
         shaper = run_shaper(config, run_steps)  # what the setup hook will build
+        shaper.require_estimator("the planshape setup hook")
         check_success_flag(shaper)
         check_anchors(shaper)
     except ConfigError as exc:

@@ -70,6 +70,15 @@ def check_anchors(shaper: Shaper) -> None:
                           "each turn, read from the turns' <tool_call> blocks)")
 
 
+def check_step_rewards(shaper: Shaper) -> None:
+    """Per-turn rewards in OpenRLHF come from a run's own agent (``turn_rewards``); planshape's TravelPlanner agent
+    rewards the final answer only, so ``step_rewards.field`` with a database is refused at start-up."""
+    if shaper.step_reward_field is not None and not shaper.estimator_only:
+        raise ConfigError(f"step_rewards.field={shaper.step_reward_field!r}: planshape's TravelPlanner agent rewards "
+                          "the final plan only; per-turn rewards come from an agent of your own (a config without "
+                          "database, the agent's final step returning turn_reward_logs(...) in its extra_logs)")
+
+
 def rollout_shaper(config: str) -> Shaper:
     """The ``Shaper`` of a rollout actor (reward file, agent). A schedule whose weights change with the step
     needs the trainer-side hook, since a rollout actor never sees the step: without it the run would stay in

@@ -1,10 +1,11 @@
 """The TravelPlanner tool environment as an OpenRLHF agent, for ``--train.agent_func_path FILE.py``.
 
 Each assistant turn is read for ``<tool_call>{"name": ..., "arguments": {...}}</tool_call>`` blocks (the Hermes /
-Qwen format) by the core's parser (linear in the text, blocks size-capped); each call runs on the sandbox's tools,
-calls past ``max_calls_per_turn`` are answered with an error, and the responses go back as the environment's
-feedback, wrapped in the chat template's tool turn. A turn without a tool call, or the ``max_turns``-th turn, ends
-the episode and is scored: OpenRLHF has no turn cap of its own. Only the last step's reward, scores and extra
+Qwen format) by the core's parser (linear in the text, blocks size-capped) and stepped on the facade's one agent
+loop (``Turns``): each call runs on the sandbox's tools, calls past ``max_calls_per_turn`` are answered with an
+error, and the responses go back as the environment's feedback, wrapped in the chat template's tool turn. A turn
+without a tool call, or the ``max_turns``-th turn, ends the episode and is scored: OpenRLHF has no turn cap of its
+own. Only the last step's reward, scores and extra
 logs survive OpenRLHF's executor, so every step returns the same log keys (``Shaper.carried``) and the last one
 carries the verdict, which the trainer weighs again at its step (``advantages``). Parsing, the tools and the
 scoring run in threads: a blocking step would stall the whole vLLM engine.
@@ -17,7 +18,18 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import torch
-from planshape.shaping.facade import MAX_TEXT_CALLS, NO_ANSWER, SampleScore, Shaper, parse_tool_calls, tool_responses
+from planshape.shaping.facade import (
+    MAX_CALLS_PER_TURN,
+    MAX_TEXT_CALLS,
+    MAX_TURNS,
+    NO_ANSWER,
+    SampleScore,
+    Shaper,
+    Turns,
+    check_limits,
+    parse_tool_calls,
+    tool_responses,
+)
 
 from .config import rollout_shaper, run_shaper
 from .reward import ROLLOUT_STEP, rewards
@@ -36,14 +48,12 @@ class AgentSettings:
     """What the thin agent file chooses: the planshape config and the episode's limits and template."""
 
     config: str
-    max_turns: int = 30
-    max_calls_per_turn: int = 8
+    max_turns: int = MAX_TURNS
+    max_calls_per_turn: int = MAX_CALLS_PER_TURN
     feedback_template: str = CHATML_TOOL_TURN
 
     def __post_init__(self) -> None:
-        if self.max_turns < 1 or self.max_calls_per_turn < 1:
-            raise ValueError(f"max_turns and max_calls_per_turn must be >= 1, got {self.max_turns}, "
-                             f"{self.max_calls_per_turn}")
+        check_limits(self.max_turns, self.max_calls_per_turn)
         if "{responses}" not in self.feedback_template:
             raise ValueError("feedback_template must contain '{responses}' where the tool responses go")
 
@@ -56,14 +66,18 @@ class TravelPlannerAgent(AgentInstanceBase):
 
     def __init__(self) -> None:
         self.shaper: Shaper = run_shaper(self.settings.config)
-        self.turns = 0
+        self.loop = Turns(self.shaper.tools(), self.settings.max_turns, self.settings.max_calls_per_turn)
+
+    @property
+    def turns(self) -> int:
+        return self.loop.turns
 
     def _tool_turn(self, text: str) -> str | None:
-        """The feedback of a turn that calls tools (None when it calls none): every call answered."""
-        calls = parse_tool_calls(text, MAX_TEXT_CALLS)
-        if not calls:
+        """The feedback of a turn whose tool calls are answered; None when the turn ends the episode (it calls no
+        tool, or it is the ``max_turns``-th)."""
+        responses = self.loop.turn(parse_tool_calls(text, MAX_TEXT_CALLS))
+        if responses is None:
             return None
-        responses = self.shaper.tools().call_turn(calls, self.settings.max_calls_per_turn)
         return self.settings.feedback_template.format(responses=tool_responses(responses))
 
     def _logs(self, scored: SampleScore) -> dict[str, float]:
@@ -71,9 +85,8 @@ class TravelPlannerAgent(AgentInstanceBase):
 
     async def step(self, state_dict: dict[str, Any]) -> dict[str, Any]:
         """One assistant turn: run its tool calls, or score it as the final answer."""
-        self.turns += 1
         text, label = str(state_dict.get("action_text") or ""), state_dict.get("label")
-        if self.turns < self.settings.max_turns:
+        if not self.loop.ended:
             feedback = await asyncio.to_thread(self._tool_turn, text)
             if feedback is not None:
                 # Should the budget end the episode after this turn, the logs say what it is: no answer.

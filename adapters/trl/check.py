@@ -47,6 +47,10 @@ def check_launch(launch: Sequence[str] = (), config: Any = None, run_steps: int 
     except ConfigError as exc:
         report.errors.append(f"planshape config: {exc}")
         return report
+    needs = shaper.config.estimator_problems()  # only the trainer estimates: the reward alone needs none of it
+    if needs and SUPPORT.has(PLANPO, version):
+        report.warnings.append("PlanPOTrainer would refuse this config (PlanshapeReward alone needs none of it): "
+                               + "; ".join(f"{field}: {why}" for field, why in needs.items()))
     check_shaper(shaper, report)
     return report
 

@@ -60,8 +60,24 @@ class TravelPlannerEnv:
         return self._episode.score.reward
 
     def _answer(self, completion: Any, step: int) -> SampleScore:
-        """Score the rollout's final message (a conversation or text) at ``step``; the episode keeps it."""
+        """Score the rollout's final message (a conversation or text) at ``step``; the episode keeps it. A final
+        message that still calls a tool is a rollout TRL's loop cut (``max_tool_calling_iterations``, or the
+        completion length): unanswered, and it says so."""
+        if _calls_tools(completion):
+            return self._episode.end(CUT, step)
         return self._episode.finish(final_turn(completion), step)
+
+
+CUT = ("TRL's tool loop ended the rollout on a tool call, before a final answer (max_tool_calling_iterations or "
+       "max_completion_length)")
+
+
+def _calls_tools(completion: Any) -> bool:
+    """Whether a conversation's last assistant message makes tool calls."""
+    if not isinstance(completion, list):
+        return False
+    last = next((m for m in reversed(completion) if isinstance(m, Mapping) and m.get("role") == "assistant"), None)
+    return bool(last and last.get("tool_calls"))
 
 
 def _tool_method(schema: Mapping[str, Any]):

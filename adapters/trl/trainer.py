@@ -14,6 +14,8 @@ that, and only translates:
   (``steps_per_generation``, ``num_iterations``);
 * anchor states (GiGPO): the tool calls made before each turn, decoded from the completions
   (``anchor.by=tool_calls``), or per-turn ids from a ``rollout_func`` field or the environment (``state``);
+* per-turn rewards besides the outcome (``step_rewards.field``): a ``rollout_func`` field or the environment's
+  attribute of that name, one reward per assistant turn of the completion (the reward functions give the outcome);
 
 then slices this process's rows back out as a (B, T) tensor, which ``_compute_loss`` uses as it is. With
 ``estimator: grpo`` the facade is set to TRL's normalisation (ε = 1e-4, std on unless ``scale_rewards="none"``)
@@ -82,12 +84,22 @@ class PlanPOMixin:
         self.shaper = checked_shaper(shaper, self.args)
         self._planshape_flag = flag_column(self.shaper, self.reward_func_names)
         self._planshape_rewards: torch.Tensor | None = None
+        self._planshape_steps: list[list[Any]] = []
 
     def _calculate_rewards(self, inputs, prompts, completions, completion_ids_list):
         # Keep the gathered (B_global, F) rewards: TRL's scalar reward and the success flags come from them.
         self._planshape_rewards = super()._calculate_rewards(inputs, prompts, completions, completion_ids_list)
         if self.shaper.uses_anchors and self.shaper.config.anchor_key == "state":  # rollout_func fields merged by now
             self._planshape_states = local_states(self.shaper.config.anchor.field, inputs, self.environments)
+        field = self.shaper.step_reward_field
+        environments = getattr(self, "environments", None)  # a release without environment_factory has none
+        if field is not None:
+            self._planshape_steps = local_lists(field, inputs, environments, f"step_rewards.field={field}",
+                                                "one reward", "")
+        else:  # per-turn rewards under the documented name, which nothing reads: refused, not ignored
+            names = {key for row in inputs if isinstance(row, dict) for key in row}
+            names |= {name for env in environments or [] for name in getattr(env, "__dict__", {})}
+            self.shaper.refuse_unread_step_rewards(names, "a completion (its rollout_func fields or environment)")
         return self._planshape_rewards
 
     def _generate_and_score_completions(self, inputs):
@@ -113,7 +125,9 @@ class PlanPOMixin:
         groups = (torch.arange(full_mask.shape[0]) // group_size).numpy()
 
         anchors = self._anchor_states(output, full_mask) if self.shaper.uses_anchors else None
-        result = token_advantages(self.shaper, scores, full_mask, groups, step, success=success, anchors=anchors)
+        steps = gather_object(self._planshape_steps) if self.shaper.step_reward_field is not None else None
+        result = token_advantages(self.shaper, scores, full_mask, groups, step, success=success, anchors=anchors,
+                                  step_rewards=steps)
         start = self.accelerator.process_index * local_rows
         output["advantages"] = result.tokens[start:start + local_rows, :width].to(mask.device)
 
@@ -143,10 +157,11 @@ class PlanPOMixin:
 
 
 def token_advantages(shaper: Shaper, scores: Any, mask: torch.Tensor, index: Any, step: int, success: Any = None,
-                     anchors: Sequence[Sequence[Any]] | None = None) -> TokenAdvantages:
+                     anchors: Sequence[Sequence[Any]] | None = None,
+                     step_rewards: Sequence[Sequence[float]] | None = None) -> TokenAdvantages:
     """The estimator entry (the adapter contract): the facade's per-token advantages of TRL's gathered batch
     (groups: the contiguous blocks of ``num_generations``)."""
-    return shaper.advantages(scores, mask, index, step, success=success, anchors=anchors)
+    return shaper.advantages(scores, mask, index, step, success=success, anchors=anchors, step_rewards=step_rewards)
 
 
 class PlanPOTrainer(PlanPOMixin, GRPOTrainer):
@@ -154,18 +169,24 @@ class PlanPOTrainer(PlanPOMixin, GRPOTrainer):
 
 
 def local_states(field: str, inputs: list[Any], environments: list[Any] | None) -> list[list[Any]]:
-    """This process's rows' anchor states (``anchor.by=state``): the list ``field`` of each row, a field your
-    ``rollout_func`` returned (TRL merges it into the rows), else the attribute ``field`` of the row's
-    environment (``environment_factory``); one state id per assistant turn."""
+    """This process's rows' anchor states (``anchor.by=state``): ``local_lists`` of one state id per turn."""
+    return local_lists(field, inputs, environments, "anchor.by=state", "one state id", "; or use anchor.by=tool_calls")
+
+
+def local_lists(field: str, inputs: list[Any], environments: list[Any] | None, setting: str, each: str,
+                otherwise: str) -> list[list[Any]]:
+    """This process's rows' per-turn lists: the list ``field`` of each row, a field your ``rollout_func`` returned
+    (TRL merges it into the rows), else the attribute ``field`` of the row's environment (``environment_factory``);
+    ``each`` per assistant turn. A row without one is an error naming it and where to put it."""
     out = []
     for i, row in enumerate(inputs):
         value = row.get(field) if isinstance(row, dict) else None
         if value is None and environments is not None and i < len(environments):
             value = getattr(environments[i], field, None)
         if value is None or isinstance(value, (str, bytes)) or not hasattr(value, "__len__"):
-            raise ValueError(f"anchor.by=state: completion {i} has no list {field!r} (one state id per assistant "
-                             f"turn): return it from your rollout_func, or keep it as the environment's "
-                             f"attribute {field!r}; or use anchor.by=tool_calls")
+            raise ValueError(f"{setting}: completion {i} has no list {field!r} ({each} per assistant turn): return "
+                             f"it from your rollout_func, or keep it as the environment's attribute {field!r}"
+                             f"{otherwise}")
         out.append(list(value))
     return out
 
@@ -215,6 +236,7 @@ def checked_shaper(shaper: Shaper, args: Any) -> Shaper:
                        "per-token advantages that gate acts per token", args.loss_type,
                        args.off_policy_mask_threshold)
     trained = Shaper.from_mapping(settings, args.max_steps, "GRPOConfig.max_steps")  # re-validated
+    trained.require_estimator("PlanPOTrainer")
     return shaper if trained.config == config else trained
 
 

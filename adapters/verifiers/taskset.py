@@ -8,13 +8,20 @@
   the trace's metrics; the failure category and reason in ``trace.info["planshape"]``.
 * Env: one agent on verifiers' ``null`` harness (a chat loop with the toolset's MCP tools and no code execution,
   so the local ``subprocess`` runtime is safe) capped at ``max_turns`` = 30 model turns, Planner-R1's
-  ``max_assistant_turns``: the 30th reply is final, as in training and ``planshape rollout``.
+  ``max_assistant_turns``: the 30th reply is final, as in training and ``planshape rollout``. Every model turn
+  counts, whatever its calls; an episode the cap ended unanswered says so (``no_answer``, the turn cap as reason).
+* Tool results: the toolbox's, for every call. The harness answers an unknown tool or arguments that are not a
+  JSON object itself, and the MCP server validates argument names and types before the toolset runs; so the
+  task's request hook (``toolbox_answers``) answers such a call first, through verifiers' tool gate, with the
+  toolbox's ``Error: ...`` text, the same words a model reads in every other standard.
 
 No TravelPlanner logic here: prompt, tools, toolbox and reward are the facade's.
 """
 
 from __future__ import annotations
 
+import json
+import os
 from typing import Any, Literal
 
 from .version import check_version
@@ -24,13 +31,16 @@ check_version()
 import verifiers.v1 as vf  # noqa: E402
 from planshape.shaping.facade import (  # noqa: E402
     MAX_TURNS,
+    NO_ANSWER,
     SampleScore,
     Shaper,
     episode_records,
     query_json,
     shared_shaper,
+    turn_cap_reason,
 )
-from pydantic import Field  # noqa: E402
+from pydantic import Field, field_validator  # noqa: E402
+from verifiers.v1 import AssistantMessage, Request, ToolMessage  # noqa: E402
 
 from .toolset import TravelPlannerToolsConfig, TravelPlannerToolset  # noqa: E402
 
@@ -63,13 +73,34 @@ class TravelPlannerTask(vf.Task[TravelPlannerData, vf.State, TravelPlannerTaskCo
         self.__dict__.get("_scores", {}).pop(trace.id, None)  # the metric ran first; both are done with it
         return {"planshape": reward}
 
+    @vf.intercept
+    async def toolbox_answers(self, request: Request) -> Request | None:
+        """A tool result the toolset would not write (see the module docstring) replaced with the toolbox's
+        answer to the call; None (unchanged) for every call the toolset runs."""
+        result = request.messages[-1] if request.messages else None
+        if not isinstance(result, ToolMessage):
+            return None
+        call = next((c for m in reversed(request.messages) if isinstance(m, AssistantMessage)
+                     for c in m.tool_calls or () if c.id == result.tool_call_id), None)
+        if call is None:
+            return None
+        text = toolbox_answer(shared_shaper(self.config.planshape), call.name, call.arguments)
+        if text is None or result.content == text:
+            return None
+        answered = result.model_copy(update={"content": text})
+        return request.model_copy(update={"messages": [*request.messages[:-1], answered]})
+
     def planshape_score(self, trace: vf.Trace) -> SampleScore:
         """The facade's score of the trace's final reply, once per trace (the metric and the reward share it);
         its failure category and reason go to ``trace.info["planshape"]`` (written to traces.jsonl)."""
         scores: dict[str, SampleScore] = self.__dict__.setdefault("_scores", {})
         if trace.id not in scores:
             shaper = shared_shaper(self.config.planshape)
-            score = scores[trace.id] = shaper.score(trace.last_reply, self.data.query, self.config.step)
+            score = shaper.score(trace.last_reply, self.data.query, self.config.step)
+            if score.failure == NO_ANSWER and trace.stop_condition == "max_turns":  # as in every standard
+                score = shaper.unscored(self.config.step, NO_ANSWER, turn_cap_reason(trace.agent.config.max_turns),
+                                        self.data.query)
+            scores[trace.id] = score
             trace.info[INFO_KEY] = {"failure": score.failure, "reason": score.reason, "stage": score.stage,
                                     "components": dict(score.components)}
         return scores[trace.id]
@@ -87,6 +118,26 @@ class TravelPlannerConfig(vf.TasksetConfig):
     """planshape settings (``database``, ``mode``, ``schedule``, ``tools``, ...), as in every trainer's config."""
     task: TravelPlannerTaskConfig = TravelPlannerTaskConfig()
     tools: TravelPlannerToolsConfig = TravelPlannerToolsConfig()
+
+    @field_validator("queries")
+    @classmethod
+    def _absolute_queries(cls, value: list[str]) -> list[str]:
+        return [absolute(path) for path in value]
+
+    @field_validator("planshape")
+    @classmethod
+    def _absolute_paths(cls, value: dict[str, Any]) -> dict[str, Any]:
+        return {k: absolute(v) if k in PATH_SETTINGS and isinstance(v, str) else v for k, v in value.items()}
+
+
+PATH_SETTINGS = ("database", "log_dir")
+
+
+def absolute(path: str) -> str:
+    """A relative path made absolute against the directory the config was read in (where ``vf-eval`` ran):
+    verifiers starts the toolset's MCP server and its workers in directories of their own. ``sample`` (the bundled
+    sample world) stays as it is."""
+    return path if path == "sample" or os.path.isabs(path) else os.path.abspath(os.path.expanduser(path))
 
 
 class TravelPlannerTaskset(vf.Taskset[TravelPlannerTask, TravelPlannerConfig]):
@@ -107,6 +158,17 @@ class TravelPlannerTaskset(vf.Taskset[TravelPlannerTask, TravelPlannerConfig]):
         return TravelPlannerTask(TravelPlannerData(
             idx=i, id=_durable_id(record, i), name=f"{record.get('level', '')}-{record.get('days', '')}d",
             prompt=user["content"], system_prompt=system["content"], query=query_json(record)), config)
+
+
+def toolbox_answer(shaper: Shaper, name: str, arguments: str) -> str | None:
+    """The toolbox's answer to a call the MCP toolset would not hand it (a form the toolbox refuses, or a value
+    that is not text, which the tools' ``str`` parameters refuse); None for a call the toolset runs."""
+    box = shaper.tools()
+    refused = box.form_error(name, arguments)
+    if refused is not None:
+        return refused
+    values = json.loads(arguments).values() if arguments.strip() else ()  # a JSON object: form_error read it
+    return None if all(isinstance(v, str) for v in values) else box.call(name, arguments)
 
 
 def _durable_id(record: dict[str, Any], i: int) -> str:

@@ -8,14 +8,17 @@ are the runs of 1s in ``response_mask`` (assistant tokens; tool observations are
 them; groups come from ``index`` (rows arrive reordered by ``_balance_batch``, so never from row order);
 success is recovered from the score at this step (``Shaper.success_from_rewards``), or, with ``success.by=flag``,
 is the per-row flag the ``planshape`` V1 trainer fetched from the reward's extra info, as are GiGPO's anchor
-states; and the step comes from VERL's ``SkipManager.step``, which both trainers set to ``global_steps`` in the
-driver process before the advantage step (minus 1 for planshape's "completed steps" convention). Where it is unset
-(a direct call outside a trainer), the estimator counts its own calls in this process and says so once in the log.
+states and the per-turn rewards an agent loop keeps beside the outcome (with ``step_rewards.field``); in V1's
+multi-output sessions the non-final outputs' own scores are per-turn rewards too (``step_rewards.rows``); and the
+step comes from VERL's ``SkipManager.step``, which both trainers set to ``global_steps`` in the driver process
+before the advantage step (minus 1 for planshape's "completed steps" convention). Where it is unset (a direct call
+outside a trainer), the estimator counts its own calls in this process and says so once in the log.
 
 VERL hands an estimator neither per-row fields nor a metrics sink, so the planshape trainer (``trainer.py``) runs
-VERL's advantage step inside ``advantage_step(success=..., anchors=...)``: the rows' flags and states go down to the
-multi-output dispatch (``multi_output.py``) and the estimator's statistics come back up in the ``AdvantageStep``
-it yields, through a context variable that holds that one call's values (nothing outlives the step).
+VERL's advantage step inside ``advantage_step(success=..., anchors=..., step_rewards=...)``: the rows' flags, states
+and per-turn rewards go down to the multi-output dispatch (``multi_output.py``) and the estimator's statistics come
+back up in the ``AdvantageStep`` it yields, through a context variable that holds that one call's values (nothing
+outlives the step).
 """
 
 from __future__ import annotations
@@ -33,9 +36,15 @@ check_version()  # one line naming the range outside it, before VERL's own impor
 
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
-from planshape.shaping.facade import ConfigError, Shaper, TokenAdvantages, steps_completed  # noqa: E402
+from planshape.shaping.facade import (  # noqa: E402
+    ConfigError,
+    Shaper,
+    StepRewardsIgnored,
+    TokenAdvantages,
+    steps_completed,
+)
 
-from .config import algorithm_block, run_shaper  # noqa: E402
+from .config import algorithm_block, run_shaper, verl_setting  # noqa: E402
 from .settings_refused import algorithm_refusals, refuse  # noqa: E402
 
 NAME = "planpo"
@@ -46,11 +55,12 @@ logger = logging.getLogger(__name__)
 @dataclass
 class AdvantageStep:
     """One advantage step of the planshape trainer: what it hands the estimator beside VERL's arguments (each row's
-    success flag and anchor states, by TransferQueue key; None when it fetched none) and what it gets back (the
-    estimator's statistics, every name of ``Shaper.advantage_metric_names``)."""
+    success flag, anchor states and per-turn rewards besides the outcome, by TransferQueue key; None when it fetched
+    none) and what it gets back (the estimator's statistics, every name of ``Shaper.advantage_metric_names``)."""
 
     success: dict[str, bool] | None = None
     anchors: dict[str, list[Any]] | None = None
+    step_rewards: dict[str, list[float]] | None = None
     stats: dict[str, float] = field(default_factory=dict)
 
 
@@ -58,11 +68,11 @@ _CURRENT: ContextVar[AdvantageStep | None] = ContextVar("planshape_advantage_ste
 
 
 @contextmanager
-def advantage_step(success: dict[str, bool] | None = None,
-                   anchors: dict[str, list[Any]] | None = None) -> Iterator[AdvantageStep]:
+def advantage_step(success: dict[str, bool] | None = None, anchors: dict[str, list[Any]] | None = None,
+                   step_rewards: dict[str, list[float]] | None = None) -> Iterator[AdvantageStep]:
     """Run VERL's advantage step inside: the estimator and the multi-output dispatch read this step's rows, and
     the estimator leaves its statistics in the ``AdvantageStep`` yielded."""
-    token = _CURRENT.set(AdvantageStep(success, anchors))
+    token = _CURRENT.set(AdvantageStep(success, anchors, step_rewards))
     try:
         yield _CURRENT.get()  # type: ignore[misc]  # set just above
     finally:
@@ -102,6 +112,14 @@ def anchor_refusal(shaper: Shaper) -> str:
             f"set trainer.use_v1=true trainer.v1.trainer_mode=planshape, whose advantage step reads them from {where}")
 
 
+def step_reward_refusal(shaper: Shaper) -> str:
+    """Why per-turn rewards from ``step_rewards.field`` need the planshape trainer (the one message)."""
+    return (f"step_rewards.field={shaper.step_reward_field!r}: per-turn rewards kept in each row's extra_fields reach "
+            "no estimator in VERL 0.9 (it passes the token rewards, the mask and the uids): set trainer.use_v1=true "
+            "trainer.v1.trainer_mode=planshape, whose advantage step reads them, or put each turn's reward on an "
+            "output of its own (a multi-output agent loop: the non-final outputs' scores are read as per-turn rewards)")
+
+
 def trainer_step() -> int | None:
     """Completed optimizer steps according to VERL's driver, or None outside a trainer's ``fit``."""
     try:
@@ -127,34 +145,42 @@ def _step() -> int:
 
 
 def token_advantages(shaper: Shaper, scores: Any, mask: torch.Tensor, index: Any, step: int, success: Any = None,
-                     anchors: Sequence[Sequence[Any]] | None = None, *, trajectory: Any = None,
+                     anchors: Sequence[Sequence[Any]] | None = None,
+                     step_rewards: Sequence[Sequence[float]] | None = None, *, trajectory: Any = None,
                      turn_order: Any = None) -> TokenAdvantages:
     """The estimator entry (the adapter contract): the facade's per-token advantages of VERL's batch, groups from
     its ``uid`` strings; ``trajectory`` / ``turn_order``: V1's multi-output sessions as one trajectory each."""
     return shaper.advantages(scores, mask, np.asarray(index, dtype=object), step, success=success,
-                             trajectory=trajectory, turn_order=turn_order, anchors=anchors)
+                             trajectory=trajectory, turn_order=turn_order, anchors=anchors, step_rewards=step_rewards)
 
 
 def compute_planpo_advantage(token_level_rewards: torch.Tensor, response_mask: torch.Tensor,
                              index: np.ndarray | None = None, config: Any = None,
                              reward_baselines: torch.Tensor | None = None, trajectory: Any = None,
-                             turn_order: Any = None, success: Any = None, anchors: Any = None
-                             ) -> tuple[torch.Tensor, torch.Tensor]:
+                             turn_order: Any = None, success: Any = None, anchors: Any = None,
+                             step_rewards: Any = None) -> tuple[torch.Tensor, torch.Tensor]:
     """VERL's estimator contract: the keyword arguments ``compute_advantage`` passes (0.7.1 to 0.9.x); returns
     (advantages, returns), both (B, L), zero outside the response mask. ``trajectory`` / ``turn_order``: the
     row-per-turn layout of V1's multi-output sessions; ``success``: per-row flags; ``anchors``: per row, the
-    anchor state of each of its turns (all from ``multi_output.py``)."""
+    anchor state of each of its turns; ``step_rewards``: per row, each of its turns' reward besides the outcome
+    (all from ``multi_output.py``)."""
     if index is None:
         raise ValueError("planpo needs the prompt-group ids (VERL passes them as 'index' from the batch's 'uid')")
     shaper = run_shaper(algorithm_block(config))
+    shaper.require_estimator(f"algorithm.adv_estimator={NAME}")
     refuse(algorithm_refusals(config, shaper))
     if shaper.success_flag is not None and success is None:
         raise ConfigError(flag_refusal(shaper.success_flag))
     if shaper.uses_anchors and anchors is None:
         raise ConfigError(anchor_refusal(shaper))
+    if shaper.step_reward_field is not None and step_rewards is None:
+        raise ConfigError(step_reward_refusal(shaper))
     scores = token_level_rewards.sum(dim=-1).detach().float().cpu().numpy()
-    result = token_advantages(shaper, scores, response_mask, index, _step(), success=success, anchors=anchors,
-                              trajectory=trajectory, turn_order=turn_order)
+    try:
+        result = token_advantages(shaper, scores, response_mask, index, _step(), success=success, anchors=anchors,
+                                  step_rewards=step_rewards, trajectory=trajectory, turn_order=turn_order)
+    except StepRewardsIgnored as exc:
+        raise StepRewardsIgnored(verl_setting(str(exc))) from None
     step = current_step()
     if step is not None:
         step.stats.update(result.stats)

@@ -21,13 +21,14 @@ from typing import TYPE_CHECKING, Any
 
 from planshape.shaping.facade import Report, check_shaper, read_query
 
-from .config import BLOCK, FILE_KEY
+from .config import BLOCK, FILE_KEY, verl_setting
 from .support import ENTRY_POINT as PLUGINS
 from .support import PLUGIN_MODULE, SUPPORT, TRAINER
 from .version import check_version
 
 ENTRY_POINT = PLUGIN_MODULE
 REWARD_MODULE = "pkg://planshape.adapters.verl.reward"
+REMOTE_MODULE = "pkg://planshape.adapters.verl.remote"
 
 
 def compose(overrides: list[str]) -> Any:
@@ -114,15 +115,34 @@ def _names(cfg: Any, report: Report) -> None:
 
 
 def _estimator_block(cfg: Any, shaper: Any, report: Report) -> None:
-    """A planshape block naming PlanPO under another VERL estimator would be read by nobody: say so."""
+    """A planshape block that asks for PlanPO (``estimator: planpo`` written out) under another VERL estimator
+    would be read by nobody: say so. A block that leaves ``estimator`` unset is the reward's alone there."""
     from .advantages import NAME
 
     estimator = str(cfg.algorithm.adv_estimator)
-    if estimator != NAME and shaper.config.estimator == NAME:
-        report.errors.append(f"algorithm.planpo asks for PlanPO (estimator: {NAME}, the default) but "
+    if estimator != NAME and shaper.config.estimator == NAME and "estimator" in shaper.config.model_fields_set:
+        report.errors.append(f"algorithm.planpo asks for PlanPO (estimator: {NAME}) but "
                              f"algorithm.adv_estimator={estimator}, so VERL computes {estimator} advantages and "
                              f"never reads it: set algorithm.adv_estimator={NAME}, or +algorithm.planpo.estimator="
                              f"{estimator if estimator == 'grpo' else 'grpo'} to use the block for the reward only")
+
+
+def _estimator_needs(cfg: Any, shaper: Any) -> list[str]:
+    """What ``planpo`` needs from the block and a reward-only block may leave out (``total_steps``, a success
+    readable from the reward); a planshape V1 trainer fills ``total_steps`` in from the run's length."""
+    if str(cfg.algorithm.adv_estimator) != "planpo":
+        return []
+    needs = shaper.config.estimator_problems()
+    if SUPPORT.has(TRAINER) and _v1(cfg) and cfg.trainer.v1.get("trainer_mode") in _planshape_modes():
+        needs.pop("total_steps", None)
+    return [f"algorithm.adv_estimator=planpo: {field}: {why} (+algorithm.planpo.{field}=...)"
+            for field, why in needs.items()]
+
+
+def _planshape_modes() -> tuple[str, ...]:
+    from .trainer import MODES
+
+    return tuple(MODES)
 
 
 def _data(cfg: Any, shaper: Any, report: Report) -> None:
@@ -183,6 +203,9 @@ def _reward(cfg: Any, report: Report, estimator_config: Any) -> None:
     manager = cfg.reward.reward_manager
     custom = cfg.reward.custom_reward_function
     ours = custom.get("path") in (REWARD_MODULE, REWARD_MODULE.replace("pkg://", ""))
+    if custom.get("path") in (REMOTE_MODULE, REMOTE_MODULE.replace("pkg://", "")):
+        _remote(custom, str(manager.name), report)
+        return
     if manager.get("source") == "register" and manager.name == "planshape":
         block = trainer_block(cfg)
         report.lines.append("reward: the planshape manager, settings from algorithm.planpo, step from global_steps")
@@ -232,6 +255,28 @@ def _reward(cfg: Any, report: Report, estimator_config: Any) -> None:
                            f"reward.custom_reward_function.path={REWARD_MODULE})")
 
 
+def _remote(custom: Any, manager: str, report: Report) -> None:
+    """The remote reward (``adapters/verl/remote.py``): its server settings, and the server reached once as the
+    client reaches it at its first score (a wrong url or a missing token file fails here, not after launch)."""
+    import asyncio
+
+    from planshape.shaping.facade import as_mapping
+
+    try:
+        from .remote import _client
+    except ImportError as exc:  # aiohttp, the client's only dependency, is missing here
+        report.unchecked.append(f"the planshape server (the remote reward needs {exc.name!r})")
+        return
+    try:
+        client = _client(as_mapping((custom.get("reward_kwargs") or {}).get("server")))
+        asyncio.run(client.start())
+    except ValueError as exc:  # ServerError included: unreachable, refused, a token file that is not there
+        report.errors.append(f"reward.custom_reward_function.reward_kwargs.server: {exc}")
+        return
+    report.lines.append(f"reward: the planshape server at {client.url} (compute_score from {custom.path} under the "
+                        f"{manager} manager; {len(client.metric_names)} metrics)")
+
+
 def _tools(cfg: Any, report: Report, max_chars: int | None) -> None:
     multi_turn = cfg.actor_rollout_ref.rollout.multi_turn
     path = multi_turn.get("tool_config_path")
@@ -272,7 +317,7 @@ def _v1(cfg: Any) -> bool:
 
 def _trainer(cfg: Any, report: Report, config: Any) -> None:
     """planshape's metrics reach VERL's training log only through a planshape V1 trainer (0.9)."""
-    from .advantages import anchor_refusal, flag_refusal
+    from .advantages import anchor_refusal, flag_refusal, step_reward_refusal
     from .config import run_shaper, trainer_block
 
     if not SUPPORT.has(TRAINER):
@@ -280,6 +325,8 @@ def _trainer(cfg: Any, report: Report, config: Any) -> None:
             report.errors.append(f"success.by=flag: {SUPPORT.gate(TRAINER)}")
         elif config is not None and run_shaper(trainer_block(cfg)).uses_anchors:
             report.errors.append(f"GiGPO's anchor states: {SUPPORT.gate(TRAINER)}")
+        elif config is not None and config.step_rewards.field is not None:
+            report.errors.append(f"step_rewards.field: {SUPPORT.gate(TRAINER)}")
         elif config is not None:
             report.warnings.append(f"VERL {SUPPORT.installed()} logs none of planshape's metrics while training "
                                    f"(validation only): {SUPPORT.gate(TRAINER)}")
@@ -292,6 +339,8 @@ def _trainer(cfg: Any, report: Report, config: Any) -> None:
         report.errors.append(flag_refusal(config.success_flag))
     if config is not None and not selected and run_shaper(trainer_block(cfg)).uses_anchors:
         report.errors.append(anchor_refusal(run_shaper(trainer_block(cfg))))
+    if config is not None and not selected and config.step_rewards.field is not None:
+        report.errors.append(step_reward_refusal(run_shaper(trainer_block(cfg))))
     if selected:
         groups = configured_shaper(cfg).config.metrics  # a ConfigError is reported as the block's
         report.lines.append(f"trainer: {mode} (VERL's {MODES[mode]} trainer; logs the planshape metric groups "
@@ -351,6 +400,7 @@ def check_launch(launch: Sequence[str] = (), config: Any = None, run_steps: int 
                                        "world, not TravelPlanner's database")
             _estimator_block(cfg, shaper, report)
             report.errors.extend(refused_settings(cfg, shaper))
+            report.errors.extend(_estimator_needs(cfg, shaper))
         _reward(cfg, report, estimator_config)
         tool_config = estimator_config
         if tool_config is not None and tool_config.estimator_only:
@@ -360,7 +410,7 @@ def check_launch(launch: Sequence[str] = (), config: Any = None, run_steps: int 
         _trainer(cfg, report, estimator_config)
     except ConfigError as exc:
         lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
-        report.errors.append("planshape settings: " + " ".join(lines[:1]) + " " + "; ".join(lines[1:]))
+        report.errors.append(verl_setting("planshape settings: " + " ".join(lines[:1]) + " " + "; ".join(lines[1:])))
     _data(cfg, shaper, report)
     return report
 

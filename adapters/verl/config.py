@@ -14,10 +14,16 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from planshape.shaping.facade import ConfigError, Shaper, as_mapping
+from planshape.shaping.facade import STEP_REWARDS_SETTING, ConfigError, Shaper, as_mapping
 
 BLOCK = "planpo"  # the key under ``algorithm``
 FILE_KEY = "config"
+
+
+def verl_setting(message: str) -> str:
+    """A facade message with the setting that reads per-turn rewards spelt as VERL's override
+    (``+algorithm.planpo.estimator_options.reward=sum``)."""
+    return message.replace(STEP_REWARDS_SETTING, f"+algorithm.{BLOCK}.{STEP_REWARDS_SETTING}")
 
 
 def block_mapping(block: Any) -> dict[str, Any]:

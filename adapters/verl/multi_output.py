@@ -5,9 +5,9 @@ V1's ``compute_advantage_for_multi_trajectories`` hands every non-GRPO estimator
 without those keys, so a registered estimator would see each output as a whole trajectory (a 10-output session
 weighing 10 times in its group's baseline). This wrapper, installed by ``register.py`` where the V1 trainer
 looks the function up, gives the ``planpo`` estimator the sessions as trajectory ids and the output index as
-the turn order (the facade's row-per-turn layout), and the rows' success flags and anchor states where the
-planshape trainer fetched them (``advantages.advantage_step``, by key); every other estimator goes to VERL's function
-unchanged.
+the turn order (the facade's row-per-turn layout: the non-final outputs' scores are per-turn rewards, by
+``step_rewards.rows``), and the rows' success flags, anchor states and per-turn rewards where the planshape trainer
+fetched them (``advantages.advantage_step``, by key); every other estimator goes to VERL's function unchanged.
 """
 
 from __future__ import annotations
@@ -36,8 +36,8 @@ def sessions(batch_keys: Sequence[str]) -> tuple[list[str], list[int]]:
 
 
 def by_row(fetched: dict[str, Any] | None, batch_keys: Sequence[str], what: str) -> list[Any] | None:
-    """What the planshape trainer fetched for these rows (``what``: the success flags or the anchor states), in
-    their order; None when it fetched none."""
+    """What the planshape trainer fetched for these rows (``what``: the success flags, the anchor states or the
+    per-turn rewards), in their order; None when it fetched none."""
     if fetched is None:
         return None
     missing = [str(k) for k in batch_keys if str(k) not in fetched]
@@ -58,7 +58,8 @@ def wrap(original: Callable[..., Any]) -> Callable[..., Any]:
             data.batch["token_level_rewards"], data.batch["response_mask"], index=data.non_tensor_batch["uid"],
             config=config, trajectory=trajectory, turn_order=order,
             success=by_row(step.success, batch_keys, "success flags"),
-            anchors=by_row(step.anchors, batch_keys, "anchor states"))
+            anchors=by_row(step.anchors, batch_keys, "anchor states"),
+            step_rewards=by_row(step.step_rewards, batch_keys, "per-turn rewards"))
         data.batch["advantages"] = advantages
         data.batch["returns"] = returns
         return data

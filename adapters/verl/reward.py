@@ -31,7 +31,7 @@ from verl import DataProto  # noqa: E402
 from verl.experimental.reward_loop.reward_manager.base import RewardManagerBase  # noqa: E402
 
 from .config import run_shaper, trainer_block  # noqa: E402
-from .settings_refused import refuse, reward_refusals  # noqa: E402
+from .settings_refused import PLANPO, refuse, reward_refusals  # noqa: E402
 
 MANAGER_NAME = "planshape"
 TOOL_RESPONSE_END = "</tool_response>"  # Hermes/Qwen chat templates close every tool observation with it
@@ -112,6 +112,8 @@ class PlanshapeRewardManager(RewardManagerBase):
         # Same signature as VERL's managers; ``compute_score`` (VERL's default or a custom one) is not used.
         super().__init__(config, tokenizer, compute_score)
         self.shaper = run_shaper(trainer_block(config))
+        if str(config.algorithm.get("adv_estimator")) == PLANPO:  # the block also drives the estimator: ask now
+            self.shaper.require_estimator(f"algorithm.adv_estimator={PLANPO}")
         refuse(reward_refusals(config, self.shaper, "planshape"))  # a reward setting this manager would drop
 
     def step_for(self, non_tensor_batch: Mapping[str, Any]) -> int:

@@ -10,6 +10,9 @@ reward manager when it starts and by the estimator before its first advantages:
 * ``algorithm.use_kl_in_reward``: VERL subtracts the KL from the token rewards; the estimator reads each sample's
   score as their sum, so GRPO sees it as VERL's own GRPO does, but PlanPO's success, read from the score, would
   not: refused where success is read from the reward (``success.by`` threshold or pass);
+* ``algorithm.gamma`` / ``algorithm.lam``: the discount and GAE λ of VERL's own estimators, which a registered
+  estimator is not passed; GiGPO's discount is its own option, so another value than 1.0 would be ignored: refused,
+  naming ``+algorithm.planpo.estimator_options.gamma`` (verl-agent's scripts set ``algorithm.gamma=0.95`` for it);
 * ``reward.reward_kwargs.overlong_buffer_cfg`` (DAPO's overlong penalty, applied by VERL's ``dapo`` manager only):
   the planshape manager would ignore it, and under ``dapo`` it lowers the score PlanPO reads success from:
   refused in both cases; under ``dapo`` with GRPO it is honoured (VERL adds it to the score the estimator sums).
@@ -45,6 +48,13 @@ def algorithm_refusals(algorithm: Any, shaper: Shaper) -> list[str]:
         out.append("algorithm.norm_adv_by_std_in_grpo=false is VERL's GRPO switch, which the planpo estimator "
                    f"does not read: planshape's estimators normalise with their own options; set {option} and "
                    "leave algorithm.norm_adv_by_std_in_grpo at true")
+    for key in ("gamma", "lam"):
+        value = algorithm.get(key, 1.0)
+        if value is not None and float(value) != 1.0:
+            discount = (f"GiGPO's discount is +algorithm.planpo.estimator_options.gamma={value} (its default 0.95 is "
+                        "the paper's)" if key == "gamma" else "no planshape estimator uses a GAE λ")
+            out.append(f"algorithm.{key}={value} is a setting of VERL's own estimators, which the planpo estimator is "
+                       f"not passed: {discount}; leave algorithm.{key} at 1.0")
     if algorithm.get("use_kl_in_reward", False) and _success_from_reward(shaper):
         out.append("algorithm.use_kl_in_reward=true lowers each sample's score by its KL, and PlanPO reads success "
                    f"from that score (success.by={shaper.config.success.by}): successes would count as failures; "

@@ -35,8 +35,8 @@ class PlanshapeTool(BaseTool):
         if not isinstance(config, Mapping) or CONFIG_KEY not in config:
             raise ValueError(f"{type(self).__name__}: the tool config needs '{CONFIG_KEY}' (a planshape config "
                              "mapping or file path, e.g. {type: native, planshape: {database: /path/to/database}})")
-        # Tools use no estimator; GRPO (no α horizon) completes a block that only names the database.
-        self._shaper = run_shaper({"estimator": "grpo", **block_mapping(config[CONFIG_KEY])})
+        # Tools read the scoring side of the block only (database, tools.max_chars): naming the database is enough.
+        self._shaper = run_shaper(block_mapping(config[CONFIG_KEY]))
         schema = next(s for s in self._shaper.tool_schemas if s["function"]["name"] == self.tool_name)
         super().__init__(config, tool_schema or OpenAIFunctionToolSchema.model_validate(schema))
         if self.name != self.tool_name:

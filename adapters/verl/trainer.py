@@ -38,7 +38,9 @@ Two things only a trainer knows, so only these trainers give them to planshape:
   step was scored under that step's stage, so its score must not be read against this step's maximum). They
   are fetched before VERL's advantage step and handed, by TransferQueue key, to the ``planpo`` estimator
   (handed down in ``advantages.advantage_step``, read by ``multi_output.py`` in both layouts).
-* for GiGPO, each row's anchor states, likewise (``anchor_states``).
+* for GiGPO, each row's anchor states, likewise (``anchor_states``);
+* with ``step_rewards.field``, each row's per-turn rewards besides the outcome, the list the agent loop keeps in the
+  row's ``extra_fields``, likewise (``step_rewards``).
 """
 
 from __future__ import annotations
@@ -147,6 +149,7 @@ class PlanshapeSteps(_VerlTrainer):
         self.shaper = align_total_steps(self.config, int(self.total_training_steps),
                                         run_source(self.config, self.steps_per_epoch))
         if str(self.config.algorithm.adv_estimator) == "planpo":  # refused before the first rollout
+            self.shaper.require_estimator(f"algorithm.adv_estimator={advantages.NAME}")
             manager = self.config.reward.reward_manager
             refuse(algorithm_refusals(self.config.algorithm, self.shaper)
                    + reward_refusals(self.config, self.shaper, str(manager.get("name"))))
@@ -156,7 +159,13 @@ class PlanshapeSteps(_VerlTrainer):
         flag = self.success_field()
         success = self.success_flags(batch, flag) if flag is not None and ours else None
         anchors = self.anchor_states(batch) if self.shaper.uses_anchors and ours else None
-        with advantages.advantage_step(success, anchors) as step:
+        step_rewards = None
+        if self.shaper.step_reward_field is not None and ours:
+            step_rewards = self.step_rewards(batch)
+        elif ours:  # per-turn rewards under the documented name, which nothing reads: refused, not ignored
+            names = {key for fields in self._extra_fields(batch) if isinstance(fields, Mapping) for key in fields}
+            self.shaper.refuse_unread_step_rewards(names, "a row's extra_fields")
+        with advantages.advantage_step(success, anchors, step_rewards) as step:
             batch = super()._compute_advantage(batch, metrics)
         metrics.update(advantage_metrics(self.shaper, step.stats))
         return batch
@@ -167,21 +176,8 @@ class PlanshapeSteps(_VerlTrainer):
         before each turn of its session, read from the responses (a session's outputs in their order). VERL's
         padding rows have no turn, so no state."""
         keys = [str(k) for k in batch.keys]
-        padding = [bool(tag.get("is_padding", False)) for tag in batch.tags]
         if self.shaper.config.anchor_key == "state":
-            field = self.shaper.config.anchor.field
-            out: dict[str, list[Any]] = {}
-            for key, pad, fields in zip(keys, padding, self._extra_fields(batch), strict=True):
-                value = fields.get(field) if isinstance(fields, Mapping) else None
-                if pad:
-                    out[key] = []
-                elif value is None or isinstance(value, (str, bytes)) or not hasattr(value, "__len__"):
-                    raise ValueError(f"anchor.by=state: row {key!r} has no list {field!r} in its extra_fields; the "
-                                     f"agent loop stores one state id per assistant turn of the row there "
-                                     f"(agent_data.extra_fields[{field!r}])")
-                else:
-                    out[key] = list(value.tolist() if hasattr(value, "tolist") else value)
-            return out
+            return self.row_lists(batch, self.shaper.config.anchor.field, "anchor.by=state", "one state id")
         data = tq.kv_batch_get(keys=list(batch.keys), partition_id=batch.partition_id,
                                select_fields=["responses", "response_mask"]).to_padded_tensor()
         texts = turn_texts(data["response_mask"], data["responses"], self.tokenizer.decode)
@@ -194,6 +190,30 @@ class PlanshapeSteps(_VerlTrainer):
             states = iter(tool_call_anchors([text for _, row in rows for text in texts[row]]))
             for _, row in rows:
                 out[keys[row]] = [next(states) for _ in texts[row]]
+        return out
+
+    def step_rewards(self, batch: Any) -> dict[str, list[Any]]:
+        """Each row's per-turn rewards besides the outcome (``step_rewards.field``): the list in its
+        ``extra_fields``, one reward per assistant turn of the row, by key."""
+        field = self.shaper.step_reward_field
+        assert field is not None
+        return self.row_lists(batch, field, f"step_rewards.field={field}", "one reward")
+
+    def row_lists(self, batch: Any, field: str, setting: str, each: str) -> dict[str, list[Any]]:
+        """The list ``field`` of each row's ``extra_fields`` (the agent loop's), by key; VERL's padding rows have no
+        turn, so an empty list. A real row without it is an error naming the row and where to put it."""
+        out: dict[str, list[Any]] = {}
+        tags = batch.tags
+        for key, tag, fields in zip((str(k) for k in batch.keys), tags, self._extra_fields(batch), strict=True):
+            value = fields.get(field) if isinstance(fields, Mapping) else None
+            if tag.get("is_padding", False):
+                out[key] = []
+            elif value is None or isinstance(value, (str, bytes)) or not hasattr(value, "__len__"):
+                raise ValueError(f"{setting}: row {key!r} has no list {field!r} in its extra_fields; the agent loop "
+                                 f"stores {each} per assistant turn of the row there "
+                                 f"(agent_data.extra_fields[{field!r}])")
+            else:
+                out[key] = list(value.tolist() if hasattr(value, "tolist") else value)
         return out
 
     def _extra_fields(self, batch: Any) -> list[Any]:

@@ -1,6 +1,6 @@
 """Anchor states for GiGPO's step groups: which turns were taken in the same state.
 
-Two keys (``ShapingConfig.anchor``):
+Two keys (``ShapingConfig.anchor``), and one option:
 
 * ``state``: a per-turn state id the trainer or environment provides (any hashable: an observation's text, a
   simulator's state number); equal ids are the same state.
@@ -9,6 +9,10 @@ Two keys (``ShapingConfig.anchor``):
   made the same calls in the same order hold the same information: the same state, whatever else they wrote.
   The first turn's state is the prompt itself, shared by the whole group. A ``<tool_call>`` block that is no
   call (bad JSON, no name) runs no tool and leaves the state as it was.
+* ``similarity`` (verl-agent's ``enable_similarity``, off by default as there): text states of one prompt group whose
+  ``difflib.SequenceMatcher`` ratio reaches the threshold share a step group. Clusters form greedily, each state
+  joining the first cluster whose first state it is similar to, over the group's distinct states in sorted order
+  (verl-agent visits them in batch order; sorted, the groups do not depend on how a trainer ordered its rows).
 
 The ``tool_calls`` ids are digests (BLAKE2b) chained over the calls, so they are equal across processes (Python's
 ``hash`` is salted per process) and small, however long the trajectory.
@@ -19,6 +23,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Hashable, Sequence
+from difflib import SequenceMatcher
 from typing import Any
 
 import numpy as np
@@ -43,6 +48,29 @@ def anchor_codes(anchors: Sequence[Sequence[Hashable]], turns: np.ndarray) -> np
             raise ValueError(f"anchors[{i}] holds {len(row)} state ids for {t} turns; give one id per assistant turn")
     flat: list[Any] = [x.item() if isinstance(x, np.generic) else x for row in rows for x in row]
     return group_codes(flat) if flat else np.zeros(0, dtype=np.int64)
+
+
+def similar_state_codes(states: Sequence[Any], group: np.ndarray, threshold: float) -> np.ndarray:
+    """Per-turn step-group codes where, within each prompt group (``group``, one code per turn), text states whose
+    ``SequenceMatcher`` ratio to a cluster's first state reaches ``threshold`` join that cluster (module docstring);
+    codes are dense and distinct across prompt groups."""
+    if not 0.0 < threshold < 1.0:
+        raise ValueError(f"anchor similarity must be in (0, 1), got {threshold!r}")
+    flat = [x.item() if isinstance(x, np.generic) else x for x in states]
+    for k, x in enumerate(flat):
+        if not isinstance(x, str):
+            raise ValueError(f"anchor similarity compares text states; turn {k}'s state is {type(x).__name__}")
+    cluster: dict[tuple[int, str], int] = {}
+    for g in np.unique(group).tolist():
+        firsts: list[str] = []  # each cluster's first state, in creation order
+        for state in sorted({flat[k] for k in np.flatnonzero(group == g).tolist()}):
+            found = next((c for c, first in enumerate(firsts)
+                          if SequenceMatcher(None, state, first).ratio() >= threshold), None)
+            if found is None:
+                found = len(firsts)
+                firsts.append(state)
+            cluster[(g, state)] = found
+    return group_codes([(int(g), cluster[(int(g), x)]) for g, x in zip(group.tolist(), flat, strict=True)])
 
 
 def tool_call_anchors(turn_texts: Sequence[Any]) -> list[str]:

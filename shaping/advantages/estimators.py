@@ -2,16 +2,23 @@
 rollouts they (and ``gigpo``, ``rloo``) read.
 
 Inputs are per trajectory (group, reward, success, turn count T_i) plus the flat, trajectory-major list of
-per-turn generated-token lengths L_{i,t} (and, for GiGPO, each turn's anchor state). Outputs are per trajectory
-and per turn; ``turns.broadcast`` puts them on the trainer's token tensor. No Python loop runs over groups or
-turns.
+per-turn generated-token lengths L_{i,t} (and, for GiGPO, each turn's anchor state; where the environment rewards
+turns, each turn's reward besides the outcome). Outputs are per trajectory and per turn; ``turns.broadcast`` puts
+them on the trainer's token tensor. No Python loop runs over groups or turns.
+
+Per-turn rewards (``Rollouts.step_reward``, s_{i,t}): a turn's reward r_{i,t} is s_{i,t}, plus the outcome R_i on the
+final turn. GRPO, RLOO and PlanPO estimate from ``reward="outcome"`` (R_i, the default) or ``reward="sum"`` (the
+trajectory's return R_i + Σ_t s_{i,t}); GiGPO always uses every turn's reward (``gigpo.py``). An estimator that would
+not read them declares so (``reads_step_rewards``), and the facade refuses a batch that carries them.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Sequence
+import functools
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
+from types import ModuleType
 from typing import Any
 
 import numpy as np
@@ -20,17 +27,20 @@ from . import inputs
 from .anchors import anchor_codes
 from .inputs import group_codes
 
-__all__ = ["Advantages", "Rollouts", "grpo", "group_codes", "planpo", "segment_normalise"]
+__all__ = ["Advantages", "Rollouts", "grpo", "group_codes", "planpo", "reads_step_rewards", "segment_normalise"]
 
 GROUPINGS = ("index-final", "index-success", "index", "task")
 FAILURE_CREDIT = ("none", "turn-cap")
+REWARDS = ("outcome", "sum")
+"""What a trajectory-level estimator estimates from: R_i, or R_i plus the trajectory's per-turn rewards."""
 
 
 @dataclass(frozen=True)
 class Rollouts:
     """One batch of trajectories. ``lengths`` holds every turn's token count, trajectory after trajectory;
     ``anchor``, where the trainer or environment gives one, the code of the state each turn was taken in
-    (equal codes: the same state; ``anchors.py``), in the same order."""
+    (equal codes: the same state; ``anchors.py``), in the same order; ``step_reward``, where the environment rewards
+    turns, each turn's reward besides the outcome ``reward`` (which the final turn earns), in the same order."""
 
     group: np.ndarray  # (N,) int: group (prompt) code
     reward: np.ndarray  # (N,) float
@@ -38,6 +48,7 @@ class Rollouts:
     turns: np.ndarray  # (N,) int: T_i
     lengths: np.ndarray  # (sum T_i,) int: L_{i,t}
     anchor: np.ndarray | None = None  # (sum T_i,) int: the state code of turn t of trajectory i
+    step_reward: np.ndarray | None = None  # (sum T_i,) float: s_{i,t}, turn t's reward besides the outcome
 
     def __post_init__(self) -> None:
         """Every field checked (a ValueError names it); arrays normalised to int64 / float64 / bool."""
@@ -55,19 +66,26 @@ class Rollouts:
             if len(checked["anchor"]) != len(checked["lengths"]):
                 raise ValueError(f"anchor must hold one state code per turn ({len(checked['lengths'])}), got "
                                  f"{len(checked['anchor'])}")
+        if self.step_reward is not None:
+            checked["step_reward"] = inputs.rewards(self.step_reward, "step_reward")
+            if len(checked["step_reward"]) != len(checked["lengths"]):
+                raise ValueError(f"step_reward must hold one reward per turn ({len(checked['lengths'])}), got "
+                                 f"{len(checked['step_reward'])}")
         for name, value in checked.items():
             object.__setattr__(self, name, value)
 
     @classmethod
     def build(cls, group: Sequence[Any], reward: Sequence[float], success: Sequence[bool],
-              turn_lengths: Sequence[Sequence[int]], anchors: Sequence[Sequence[Hashable]] | None = None
-              ) -> Rollouts:
+              turn_lengths: Sequence[Sequence[int]], anchors: Sequence[Sequence[Hashable]] | None = None,
+              step_rewards: Sequence[Sequence[float]] | None = None) -> Rollouts:
         """From plain sequences; ``group`` may hold any hashable ids (prompt uids, tuples); ``anchors``: per
-        trajectory, the state id (any hashable) of each of its turns."""
+        trajectory, the state id (any hashable) of each of its turns; ``step_rewards``: per trajectory, each of its
+        turns' reward besides the outcome ``reward``."""
         turns, flat = inputs.nested_token_counts(turn_lengths)
         anchor = None if anchors is None else anchor_codes(anchors, turns)
+        step = None if step_rewards is None else inputs.per_turn_rewards(step_rewards, turns)
         return cls(group_codes(group), inputs.rewards(reward), inputs.success_flags(success, len(turns)), turns, flat,
-                   anchor)
+                   anchor, step)
 
     @cached_property
     def owner(self) -> np.ndarray:
@@ -77,6 +95,21 @@ class Rollouts:
     @property
     def n_groups(self) -> int:
         return int(self.group.max()) + 1 if len(self.group) else 0
+
+    @property
+    def has_step_rewards(self) -> bool:
+        """Whether any turn carries a reward besides the outcome (what an outcome-only estimator would ignore)."""
+        return self.step_reward is not None and bool(np.any(self.step_reward != 0))
+
+    def trajectory_reward(self, reward: str = "outcome") -> np.ndarray:
+        """Each trajectory's reward for a trajectory-level estimator: ``"outcome"``, R_i; ``"sum"``, its return
+        R_i + Σ_t s_{i,t} (the sum of every turn's reward)."""
+        if reward not in REWARDS:
+            raise ValueError(f"unknown reward {reward!r}; choose 'outcome' (the trajectory's outcome) or 'sum' (the "
+                             "outcome plus its per-turn rewards)")
+        if reward == "outcome" or self.step_reward is None:
+            return self.reward
+        return self.reward + np.bincount(self.owner, weights=self.step_reward, minlength=len(self.reward))
 
 
 @dataclass(frozen=True)
@@ -106,7 +139,14 @@ def _normalise(x: np.ndarray, segment: np.ndarray, w: np.ndarray | None, count: 
                eps: float, min_members: int = 2) -> np.ndarray:
     """``segment_normalise`` with its per-entry work cut to the minimum: ``x`` already holds 0 for non-members,
     ``w`` is the members' 1/0 weights (None: every entry is a member) and ``count`` the members per segment.
-    Per-segment terms are formed per segment and gathered once; the values are those of the plain formula."""
+    Per-segment terms are formed per segment and gathered once; the values are those of the plain formula. A
+    large batch takes the compiled kernel (``segment_kernels``: the same values in three passes)."""
+    kernels = _segment_kernels() if len(x) >= _COMPILED_FROM else None
+    if kernels is not None:
+        return kernels.normalise(np.asarray(x, dtype=np.float64), np.asarray(segment, dtype=np.int64),
+                                 np.empty(0) if w is None else np.asarray(w, dtype=np.float64),
+                                 np.asarray(count, dtype=np.float64), bool(use_std), float(eps), int(min_members),
+                                 np.empty(len(x)))
     mean = np.bincount(segment, weights=x, minlength=len(count)) / np.maximum(count, 1.0)
     dev = x - mean[segment]
     if w is not None:
@@ -120,11 +160,26 @@ def _normalise(x: np.ndarray, segment: np.ndarray, w: np.ndarray | None, count: 
     return dev
 
 
-def grpo(rollouts: Rollouts, norm_by_std: bool = True, eps: float = 1e-6) -> Advantages:
+_COMPILED_FROM = 4096  # per-turn entries from which the compiled kernels run: below, numpy is as fast
+
+
+@functools.cache
+def _segment_kernels() -> ModuleType | None:
+    """The compiled per-turn kernels (the same values as the numpy code here), imported on first use (numba loads
+    in about a second); None without numba."""
+    try:
+        from . import segment_kernels
+    except ImportError:  # numba rejected by the environment: numpy does the same work, slower
+        return None
+    return segment_kernels
+
+
+def grpo(rollouts: Rollouts, norm_by_std: bool = True, eps: float = 1e-6, reward: str = "outcome") -> Advantages:
     """Group-normalised outcome, the reference estimator; identical to VERL's ``compute_grpo_outcome_advantage``
-    (unbiased std, and a group of one keeps its raw reward: mean 0, std 1)."""
+    (unbiased std, and a group of one keeps its raw reward: mean 0, std 1). ``reward``: "outcome" or "sum"
+    (``Rollouts.trajectory_reward``)."""
     inputs.positive_finite("eps", eps)
-    r, g = rollouts.reward, rollouts.group
+    r, g = rollouts.trajectory_reward(reward), rollouts.group
     n_groups = rollouts.n_groups
     count = np.bincount(g, minlength=n_groups)
     mean = np.bincount(g, weights=r, minlength=n_groups) / np.maximum(count, 1)
@@ -145,6 +200,7 @@ def planpo(
     eps: float = 1e-6,
     failure_credit: str = "none",
     turn_cap: int | None = None,
+    reward: str = "outcome",
 ) -> Advantages:
     """PlanPO: A = A^E + α·A^S (Eq. 2-7).
 
@@ -179,6 +235,8 @@ def planpo(
       "turn-cap": failures keep partial credit as R_i / ``turn_cap``, the same divisor for every failure, so a
       failure is never credited for being short; it is also capped at the group's smallest success R^E, so a
       failure never out-scores a success.
+    * ``reward``: R_i is the outcome ("outcome", the paper's) or the trajectory's return with its per-turn rewards
+      ("sum"; ``Rollouts.trajectory_reward``). Success stays what the caller flagged.
     """
     if grouping not in GROUPINGS:
         raise ValueError(f"unknown PlanPO grouping {grouping!r}; choose one of {GROUPINGS}")
@@ -189,7 +247,7 @@ def planpo(
     inputs.positive_finite("eps", eps)
     inputs.finite("alpha", alpha)
     use_std = norm == "std"
-    r, g, T = rollouts.reward, rollouts.group, rollouts.turns
+    r, g, T = rollouts.trajectory_reward(reward), rollouts.group, rollouts.turns
     n, n_groups = len(r), rollouts.n_groups
     ok = rollouts.success & (T > 0)
     re = np.where(ok, r / np.maximum(T, 1), 0.0)
@@ -201,6 +259,11 @@ def planpo(
         np.minimum.at(floor, g[ok], re[ok])
         re = np.where(ok, re, np.minimum(np.maximum(r, 0.0) / turn_cap, floor[g]))
     a_e = _normalise(re, g, None, np.bincount(g, minlength=n_groups).astype(np.float64), use_std, eps)
+    kernels = _segment_kernels() if grouping != "task" and len(rollouts.lengths) >= _COMPILED_FROM else None
+    if kernels is not None:  # the turn term below, compiled: the same values (segment_kernels.planpo_turns)
+        a_s, per_turn = kernels.planpo_turns(g, T, ok, np.where(ok, r, 0.0), rollouts.lengths,
+                                             GROUPINGS.index(grouping), use_std, float(eps), float(alpha), a_e)
+        return Advantages(a_e, a_s, per_turn, float(alpha))
 
     # Per-turn arrays are built by repeating per-trajectory values T_i times (cheaper than gathering through
     # ``owner``), and each segment's member count comes from the turn counts, not from a pass over the turns.
@@ -232,6 +295,21 @@ def planpo(
 
 
 grpo.uses_success = False  # type: ignore[attr-defined]  # config checks skip the success predicate for it
+
+
+def _sum_reads_steps(options: Mapping[str, Any]) -> bool:
+    return options.get("reward", "outcome") == "sum"
+
+
+grpo.uses_step_rewards = _sum_reads_steps  # type: ignore[attr-defined]  # per-turn rewards read with reward="sum"
+planpo.uses_step_rewards = _sum_reads_steps  # type: ignore[attr-defined]
+
+
+def reads_step_rewards(fn: Any, options: Mapping[str, Any]) -> bool:
+    """Whether estimator ``fn`` with ``options`` uses per-turn rewards (``Rollouts.step_reward``): its
+    ``uses_step_rewards`` attribute, True/False or a function of the options; an estimator without one does not."""
+    flag = getattr(fn, "uses_step_rewards", False)
+    return bool(flag(options) if callable(flag) else flag)
 
 
 def _index_segments(rollouts: Rollouts) -> tuple[np.ndarray, int, np.ndarray]:

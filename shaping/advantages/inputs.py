@@ -178,6 +178,22 @@ def nested_token_counts(turn_lengths: Iterable[Any]) -> tuple[np.ndarray, np.nda
     return turns, token_counts(values, where)
 
 
+def per_turn_rewards(values: Iterable[Any], turns: np.ndarray, name: str = "step_rewards") -> np.ndarray:
+    """One flat, trajectory-major float64 array from one list of per-turn rewards per trajectory (or row), each
+    holding exactly one reward per turn; every value checked as ``rewards`` checks an outcome."""
+    rows = list(values)
+    if len(rows) != len(turns):
+        raise ValueError(f"{name} must hold one list of per-turn rewards per trajectory ({len(turns)}), got "
+                         f"{len(rows)}")
+    for i, (row, t) in enumerate(zip(rows, turns.tolist(), strict=True)):
+        if isinstance(row, (str, bytes)) or not hasattr(row, "__len__"):
+            raise ValueError(f"{name}[{i}] must be a list with one reward per turn, got {type(row).__name__}")
+        if len(row) != t:
+            raise ValueError(f"{name}[{i}] holds {len(row)} rewards for {t} turns; give one reward per assistant turn")
+    flat = [x.item() if isinstance(x, np.generic) else x for row in rows for x in _host(row)]
+    return rewards(flat, name) if flat else np.zeros(0, dtype=np.float64)
+
+
 def positive_finite(name: str, value: Any) -> float:
     """An estimator option that divides (``eps``): finite and > 0, or a ValueError naming it."""
     number = finite(name, value)

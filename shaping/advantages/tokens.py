@@ -56,27 +56,40 @@ class BatchAdvantages:
     lengths: np.ndarray  # (sum T,) generated tokens per row-major turn
 
 
-def batch_advantages(reward: np.ndarray, mask: torch.Tensor, index: Sequence[Any] | np.ndarray, success: np.ndarray,
+def batch_advantages(scores: np.ndarray, mask: torch.Tensor, index: Sequence[Any] | np.ndarray, success: np.ndarray,
                      estimator: Estimator, trajectory: Sequence[Any] | np.ndarray | None = None,
                      turn_order: Sequence[int] | np.ndarray | None = None, spans: TurnSpans | None = None,
-                     anchors: Sequence[Sequence[Any]] | None = None, **options: Any) -> BatchAdvantages:
+                     anchors: Sequence[Sequence[Any]] | None = None,
+                     step_rewards: Sequence[Sequence[float]] | None = None, row_rewards: str = "auto",
+                     anchor_similarity: float | None = None, check: Any = None, **options: Any) -> BatchAdvantages:
     """``estimator`` on a batch of rows: each row a whole trajectory, or (``trajectory`` ids given) rows of one
-    trajectory gathered first (``layout.gather_rows``, turns in ``turn_order``) and the result put back on them.
-    ``spans``: the mask's turns, when the caller has them already. ``anchors``: per row, the anchor state id of
-    each of its turns (any hashable; equal ids, the same state), for GiGPO."""
-    from .anchors import anchor_codes
+    trajectory gathered first (``layout.gather_rows``, turns in ``turn_order``, the other rows' scores read by
+    ``row_rewards``) and the result put back on them. ``spans``: the mask's turns, when the caller has them already.
+    ``anchors``: per row, the anchor state id of each of its turns (any hashable; equal ids, the same state), for
+    GiGPO, grouped by text similarity with ``anchor_similarity``; ``step_rewards``: per row, each of its turns'
+    reward besides the outcome. ``check(rollouts)`` runs on the gathered rollouts before the estimator."""
+    from .anchors import anchor_codes, similar_state_codes
+    from .inputs import per_turn_rewards
     from .layout import gather_rows
 
     spans = spans if spans is not None else turn_spans(mask)
     turns, lengths = spans.numpy()
     anchor = None if anchors is None else anchor_codes(anchors, turns)
+    if anchors is not None and anchor_similarity is not None:
+        anchor = similar_state_codes([x for row in anchors for x in row], np.repeat(group_codes(index), turns),
+                                     anchor_similarity)
+    step = None if step_rewards is None else per_turn_rewards(step_rewards, turns)
     if trajectory is None:
-        rollouts = Rollouts(group_codes(index), reward, success, turns, lengths, anchor)  # Rollouts checks every field
+        rollouts = Rollouts(group_codes(index), scores, success, turns, lengths, anchor, step)  # every field checked
+        if check is not None:
+            check(rollouts)
         result = estimator(rollouts, **options)
         groups = index.tolist() if hasattr(index, "tolist") else list(index)
         return BatchAdvantages(broadcast(result.per_turn, mask, spans), rollouts, result, groups, result.trajectory,
                                result.per_turn, result.turn, turns, lengths)
-    rows = gather_rows(trajectory, index, reward, success, turns, lengths, turn_order, anchor)
+    rows = gather_rows(trajectory, index, scores, success, turns, lengths, turn_order, anchor, row_rewards, step)
+    if check is not None:
+        check(rows.rollouts)
     result = estimator(rows.rollouts, **options)
     per_turn = rows.to_rows(result.per_turn)
     return BatchAdvantages(broadcast(per_turn, mask, spans), rows.rollouts, result, rows.rollouts.group.tolist(),

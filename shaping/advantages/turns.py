@@ -158,7 +158,7 @@ def _spans_cpu(mask: torch.Tensor) -> tuple[np.ndarray, np.ndarray]:
         bounds = np.empty(room + 68, dtype=np.int64)  # + the kernel's margin (see ``scan``)
         used = _numba().scan(bits, keep, turns, bounds)
         if used >= 0:
-            return turns, bounds[:used].copy()
+            return turns, bounds[:used]  # a view: copying 2 boundaries a turn costs more than the room it frees
     raise AssertionError("unreachable: the second size holds a boundary at every token")
 
 
@@ -192,9 +192,10 @@ def _broadcast_cpu(per_turn, mask: torch.Tensor, spans: TurnSpans, dtype: torch.
         bounds[2:-1:2] = base + spans.ends.cpu().numpy()
     written = dtype if dtype in (torch.float16, torch.float32, torch.float64) else torch.float32
     values = torch.as_tensor(per_turn).detach().cpu().to(written).numpy()
-    out = np.empty(batch * width, dtype=values.dtype)  # numpy's allocator: huge pages, fewer faults than torch's
-    _numba().fill(values, bounds, out)
-    result = torch.from_numpy(out).view(batch, width)
+    kernels = _numba()
+    out = np.empty(batch * width + kernels.BLOCK, dtype=values.dtype)  # numpy's allocator: huge pages, fewer
+    kernels.fill(values, bounds, out)  # faults than torch's; ``fill`` writes whole blocks, up to BLOCK past the end
+    result = torch.from_numpy(out[:batch * width]).view(batch, width)
     return result if written == dtype else result.to(dtype)
 
 

@@ -22,7 +22,7 @@ episode as the environment standards step it: verifiers, OpenEnv, TRL's ``enviro
 """
 
 from ..components import NO_ANSWER, PASSED
-from ..config import ConfigError, ShapingConfig, as_mapping
+from ..config import STEP_REWARDS_SETTING, ConfigError, ShapingConfig, StepRewardsIgnored, as_mapping
 from ..hookspecs import hookimpl
 from ..observe.metric_names import PREFIX, metric_name
 from ..reward import read_query
@@ -39,7 +39,19 @@ from .arguments import (
     print_written,
 )
 from .contract import CheckLaunch, PrepareData, Rewards, RunShaper, TokenAdvantagesFn, renamed
-from .environment import MAX_TURNS, SPLITS, Episode, episode_records, shared_shaper, tool_function
+from .environment import (
+    MAX_CALLS_PER_TURN,
+    MAX_TURNS,
+    SPLITS,
+    Call,
+    Episode,
+    Turns,
+    check_limits,
+    episode_records,
+    shared_shaper,
+    tool_function,
+    turn_cap_reason,
+)
 from .preflight import Report, check_database, check_shaper
 from .queries import (
     Written,
@@ -54,18 +66,19 @@ from .queries import (
 from .releases import Feature, FeatureUnavailable, Support, UnsupportedRelease
 from .shaper import Shaper
 from .steps import steps_completed, trainer_step
-from .turns import tool_call_anchors, turn_texts
+from .turns import tool_call_anchors, turn_counts, turn_texts
 
 __all__ = [
-    "MAX_TEXT_CALLS", "MAX_TURNS", "NO_ANSWER", "PASSED", "PLANNER_R1_VAL_SIZE", "PREFIX", "SPLITS", "CheckLaunch",
-    "ConfigError", "Episode", "Feature", "FeatureUnavailable", "PrepareData", "Report", "RewardClient", "Rewards",
-    "RunShaper", "SampleScore", "ServerError", "Shaper", "ShapingConfig", "Support", "TextCall", "TokenAdvantages",
-    "TokenAdvantagesFn", "UnsupportedRelease", "Written", "add_check_command", "add_command_group",
-    "add_data_arguments", "add_data_command", "add_split_arguments", "as_mapping", "check_database", "check_shaper",
+    "MAX_CALLS_PER_TURN", "MAX_TEXT_CALLS", "MAX_TURNS", "NO_ANSWER", "PASSED", "PLANNER_R1_VAL_SIZE", "PREFIX",
+    "SPLITS", "STEP_REWARDS_SETTING", "Call", "CheckLaunch", "ConfigError", "Episode", "Feature", "FeatureUnavailable",
+    "PrepareData", "Report", "RewardClient", "Rewards", "RunShaper", "SampleScore", "ServerError", "Shaper",
+    "ShapingConfig", "StepRewardsIgnored", "Support", "TextCall", "TokenAdvantages", "TokenAdvantagesFn", "Turns",
+    "UnsupportedRelease", "Written", "add_check_command", "add_command_group", "add_data_arguments",
+    "add_data_command", "add_split_arguments", "as_mapping", "check_database", "check_limits", "check_shaper",
     "data_shaper", "episode_records", "gold_answer", "hookimpl", "metric_name", "parse_tool_calls", "print_written",
     "query_json", "query_splits", "read_all_queries", "read_queries", "read_query", "renamed", "response_text",
     "shared_shaper", "split_queries", "steps_completed", "tool_call_anchors", "tool_function", "tool_responses",
-    "trainer_step", "turn_texts", "write_jsonl",
+    "trainer_step", "turn_cap_reason", "turn_counts", "turn_texts", "write_jsonl",
 ]
 
 _REMOTE = ("RewardClient", "ServerError")

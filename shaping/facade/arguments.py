@@ -11,7 +11,6 @@ from functools import partial
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
-from ..config import as_mapping
 from ..splits import PLANNER_R1_VAL_SIZE
 from .shaper import Shaper
 
@@ -19,7 +18,7 @@ if TYPE_CHECKING:
     from .contract import CheckLaunch, PrepareData
     from .queries import Written
 
-DATA_CONFIG = '{"database": "sample", "estimator": "grpo"}'
+DATA_CONFIG = '{"database": "sample"}'
 """A data step's default config: the rows depend on the prompt alone, not on the database or the estimator."""
 
 
@@ -114,9 +113,6 @@ def print_written(written: Mapping[str, Mapping[str, Any]], load: str) -> None:
 
 
 def data_shaper(config: Any) -> Shaper:
-    """The ``Shaper`` of a data step: the run's config, validated, before the run's length is known (a
-    ``total_steps`` it leaves unset is not needed for prompts)."""
-    settings = as_mapping(config)
-    if isinstance(settings, Mapping) and settings.get("total_steps") is None:
-        settings = {**settings, "total_steps": 1 << 30}
-    return Shaper.from_mapping(settings)
+    """The ``Shaper`` of a data step: the run's config, validated (what only estimating needs, such as
+    ``total_steps``, is not asked: prompts do not depend on it)."""
+    return Shaper.from_mapping(config)

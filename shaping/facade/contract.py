@@ -70,11 +70,12 @@ class Rewards(Protocol):
 
 class TokenAdvantagesFn(Protocol):
     def __call__(self, shaper: Shaper, scores: Any, mask: torch.Tensor, index: Sequence[Any] | np.ndarray, step: int,
-                 success: Any = None, anchors: Sequence[Sequence[Any]] | None = None) -> TokenAdvantages:
+                 success: Any = None, anchors: Sequence[Sequence[Any]] | None = None,
+                 step_rewards: Sequence[Sequence[float]] | None = None) -> TokenAdvantages:
         """The estimator entry: per-token advantages of a batch as the trainer's advantage path computes them
         (``scores`` (B,), ``mask`` (B, L) assistant tokens, ``index`` (B,) group ids, ``success`` (B,) or read from
-        the scores, ``anchors`` (B,) GiGPO's states per turn), with what the trainer does on top (OpenRLHF's
-        ``--reward.clip_range``)."""
+        the scores, ``anchors`` (B,) GiGPO's states per turn, ``step_rewards`` (B,) each turn's reward besides the
+        outcome), with what the trainer does on top (OpenRLHF's ``--reward.clip_range``)."""
 
 
 CONTRACT: dict[str, tuple[str, type]] = {

@@ -1,14 +1,13 @@
 """TravelPlanner as an environment: the agent-side job every environment standard asks of the facade.
 
-verifiers, OpenEnv and TRL's ``environment_factory`` each step an episode their own way, but the episode is the
-same: reset to a query (the training prompt), tool calls answered by the toolbox, one final answer scored by the
-facade. ``Episode`` is that episode, so each integration only translates its protocol onto it and holds no
-TravelPlanner logic; ``episode_records`` is the dataset side (query files, and Planner-R1's 180/45 re-split).
-
-The turn cap is the training loop's (``planshape rollout``, Planner-R1's ``max_assistant_turns``): every action
-is one assistant turn, and the ``max_turns``-th turn is final, so a tool call there is not run and the episode
-ends without an answer. Nothing a model sends raises here: bad calls come back as the toolbox's ``Error: ...``
-text, a missing answer is the ``no_answer`` score with its reason.
+verifiers, OpenEnv, TRL's ``environment_factory``, NeMo Gym (``planshape serve``), the OpenRLHF agent and
+``planshape rollout`` each step an episode their own way, but the episode is the same: reset to a query (the
+training prompt), assistant turns whose tool calls the toolbox answers, one final answer scored by the facade.
+``Episode`` is that episode over the one agent loop (``validators/.../agent/loop.py``: every turn counts, bad
+calls too; the ``max_turns``-th turn is final), so each integration only translates its protocol onto it and
+holds no TravelPlanner logic; ``episode_records`` is the dataset side (query files, and Planner-R1's 180/45
+re-split). Nothing a model sends raises here: bad calls come back as the toolbox's ``Error: ...`` text, a
+missing answer is the ``no_answer`` score with its reason.
 """
 
 from __future__ import annotations
@@ -18,6 +17,14 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
+from planshape.validators.travelplanner.agent.loop import (
+    MAX_CALLS_PER_TURN,
+    MAX_TURNS,
+    Call,
+    Turns,
+    check_limits,
+    turn_cap_reason,
+)
 from planshape.validators.travelplanner.agent.tools import ToolBox
 
 from ..components import NO_ANSWER
@@ -29,36 +36,47 @@ if TYPE_CHECKING:
     from ..scores import SampleScore
     from .shaper import Shaper
 
-MAX_TURNS = 30  # Planner-R1's max_assistant_turns, the default of `planshape rollout --max-turns`
+__all__ = ["MAX_CALLS_PER_TURN", "MAX_TURNS", "SPLITS", "Call", "Episode", "Turns", "check_limits", "episode_records",
+           "shared_shaper", "tool_function", "turn_cap_reason"]
+
 SPLITS = ("all", "train", "validation")
 
 
 class Episode:
-    """One episode over one shared toolbox: ``reset(query)``, ``call(name, arguments)``, ``finish(text)``.
+    """One episode over one shared toolbox: ``reset(query)``, then tool calls (``call`` one at a time, or
+    ``turn`` with a whole assistant turn's calls), then ``finish(text)`` (the final answer) or ``end(reason)``.
 
     An instance is reusable (``reset`` starts the next episode), as TRL's pooled environments are; it is not
     thread-safe, one episode at a time, as every standard runs it.
     """
 
-    def __init__(self, shaper: Shaper, tools: ToolBox | None = None, max_turns: int | None = MAX_TURNS):
-        if max_turns is not None and (isinstance(max_turns, bool) or not isinstance(max_turns, int) or max_turns < 1):
-            raise ValueError(f"max_turns must be a whole number >= 1 (assistant turns per episode) or None (the "
-                             f"caller's loop caps the turns), got {max_turns!r}")
+    def __init__(self, shaper: Shaper, tools: ToolBox | None = None, max_turns: int | None = MAX_TURNS,
+                 max_calls: int = MAX_CALLS_PER_TURN):
         self.shaper = shaper
-        self.max_turns = max_turns
-        self._tools = tools
+        self._loop = Turns(tools or _Lazy(shaper), max_turns, max_calls)  # type: ignore[arg-type]  # a ToolBox once used
         self.record: dict[str, Any] | None = None
-        self.turns = 0
-        self.tool_calls = 0
         self.answer: str | None = None
         self.score: SampleScore | None = None
 
     @property
+    def max_turns(self) -> int | None:
+        return self._loop.max_turns
+
+    @property
+    def turns(self) -> int:
+        """Assistant turns so far (tool calls, bad ones included, and the answer)."""
+        return self._loop.turns
+
+    @property
+    def tool_calls(self) -> int:
+        """Tool calls run (a call at the turn cap is not)."""
+        return self._loop.tool_calls
+
+    @property
     def tools(self) -> ToolBox:
         """The facade's toolbox (opened on first use, one store per process)."""
-        if self._tools is None:
-            self._tools = self.shaper.tools()
-        return self._tools
+        tools = self._loop.tools
+        return tools.box if isinstance(tools, _Lazy) else tools
 
     @property
     def done(self) -> bool:
@@ -70,7 +88,7 @@ class Episode:
         record = as_query(query)
         read_query(record)  # the reward's own reading: a bad row fails here, not at scoring
         self.record = dict(record)
-        self.turns = self.tool_calls = 0
+        self._loop.reset()
         self.answer = None
         self.score = None
         return self.messages()
@@ -79,40 +97,76 @@ class Episode:
         """The training prompt of this episode's query (``include_tools``: the tools listed in the text)."""
         return self.shaper.messages(self._started(), include_tools)
 
-    def call(self, name: Any, arguments: Any = None) -> str:
+    def call(self, name: Any, arguments: Any = None, step: int = 0) -> str:
         """One tool call as one assistant turn: the toolbox's answer, or an ``Error: ...`` line (never raises).
         At the turn cap (or after the episode ended) the call is not run, and the episode ends unanswered."""
         self._started()
         if self.done:
-            return "Error: the episode is over; no more tool calls are run"
-        self.turns += 1
-        if self.max_turns is not None and self.turns >= self.max_turns:
-            self.end(f"the turn cap ({self.max_turns} assistant turns) was reached before a final answer")
-            return f"Error: the turn cap ({self.max_turns} assistant turns) is reached; this call was not run"
-        self.tool_calls += 1
-        return self.tools.call(name, arguments)
+            return self.tools.refuse("the episode is over; no more tool calls are run")
+        text = self._loop.call(name, arguments)
+        if self._loop.ended:
+            self.end(turn_cap_reason(self._loop.max_turns or 0), step)
+        return text
+
+    def turn(self, calls: Sequence[Any], text: Any = "", step: int = 0) -> list[str] | None:
+        """One assistant turn: its tool calls' answers, or None when the turn ends the episode (it calls no tool,
+        or it is the cap's turn), which is then scored with ``text`` (the turn's reply) as the final answer."""
+        self._started()
+        if self.done:
+            return None
+        answers = self._loop.turn(calls)
+        if answers is None:
+            self._score(text, step)
+            if self._loop.capped and self.score is not None and self.score.failure == NO_ANSWER:
+                self.score = self.shaper.unscored(step, NO_ANSWER, turn_cap_reason(self._loop.max_turns or 0),
+                                                  self.record)
+        return answers
 
     def finish(self, text: Any, step: int = 0) -> SampleScore:
         """The final answer (the reply text; its last answer block counts): the facade's score of it at
         ``step``. Finishing twice returns the first score."""
-        record = self._started()
+        self._started()
         if self.score is None:
-            self.turns += 1
-            self.answer = text if isinstance(text, str) else None
-            self.score = self.shaper.score(self.answer or "", record, step)
-        return self.score
+            self._loop.answer()
+            self._score(text, step)
+        return self.score  # type: ignore[return-value]  # set by _score
 
     def end(self, reason: str, step: int = 0) -> SampleScore:
         """End the episode without an answer (cut short, or the model stopped): the ``no_answer`` score."""
         record = self._started()
         if self.score is None:
+            self._loop.ended = True
             self.score = self.shaper.unscored(step, NO_ANSWER, reason, record)
         return self.score
+
+    def _score(self, text: Any, step: int) -> None:
+        self.answer = text if isinstance(text, str) else None
+        self.score = self.shaper.score(self.answer or "", self._started(), step)
 
     def _started(self) -> dict[str, Any]:
         if self.record is None:
             raise RuntimeError("reset(query) starts an episode; this one has not been reset")
         return self.record
+
+
+class _Lazy:
+    """The facade's toolbox, opened on the first call (an environment built before its store is needed)."""
+
+    def __init__(self, shaper: Shaper):
+        self.shaper = shaper
+        self._box: ToolBox | None = None
+
+    @property
+    def box(self) -> ToolBox:
+        if self._box is None:
+            self._box = self.shaper.tools()
+        return self._box
+
+    def call_turn(self, calls: Sequence[Any], max_calls: int) -> list[str]:
+        return self.box.call_turn(calls, max_calls)
+
+    def refuse(self, reason: str) -> str:
+        return self.box.refuse(reason)
 
 
 def episode_records(shaper: Shaper, paths: Sequence[str | Path], split: str = "all",
@@ -132,13 +186,13 @@ def episode_records(shaper: Shaper, paths: Sequence[str | Path], split: str = "a
 def shared_shaper(settings: Mapping[str, Any] | str) -> Shaper:
     """The process's ``Shaper`` for an environment's planshape settings (a mapping, YAML/JSON text or file):
     ``Shaper.shared``, so an environment server's sessions, worker processes and tool servers share one store.
-    An environment evaluates episodes, so ``total_steps`` defaults to 1, as for ``planshape rollout``."""
+    An environment only scores episodes, so what estimating needs (``total_steps``) is not asked."""
     from .shaper import Shaper
 
     mapping = as_mapping(settings)
     if not isinstance(mapping, Mapping):
         raise ValueError(f"planshape settings must be a mapping, got {type(mapping).__name__}")
-    return Shaper.shared({"total_steps": 1, **mapping}, run_source="the environment")
+    return Shaper.shared(mapping, run_source="the environment")
 
 
 def tool_function(schema: Mapping[str, Any], call: Callable[[str, dict[str, Any]], str]) -> Callable[..., str]:

@@ -18,7 +18,7 @@ import numpy as np
 from .. import plugins
 from ..budget import Failed, run_with_budget, score_all
 from ..components import ERROR
-from ..config import ShapingConfig, as_mapping
+from ..config import STEP_REWARDS_FIELD, ConfigError, ShapingConfig, as_mapping
 from ..reward import Carried, QueryLike, Scorer, read_query
 from ..scores import SampleScore, TokenAdvantages
 from . import queries, steps, turns
@@ -217,19 +217,27 @@ class Shaper:
         ``config.anchor_key``: the trainer's per-turn state ids, or ``tool_call_anchors`` of the turns' text."""
         return self._estimator.uses_anchors
 
+    def require_estimator(self, where: str = "") -> None:
+        """What estimating needs and a scoring-only config may leave out (``total_steps`` for α's decay, a success
+        readable from the reward): a ``ConfigError`` naming it. Every route that estimates calls this when it
+        starts (and ``advantages`` / ``estimate`` before each batch); routes that only score never do."""
+        self.config.require_estimator(where)
+
     def alpha(self, step: int) -> float:
         """PlanPO's α(k) at ``step`` (0 for an estimator without α)."""
         return self._estimator.alpha(as_step(step))
 
     def estimate(self, rollouts: Rollouts, step: int) -> Advantages:
-        """The configured estimator on per-turn rollouts at ``step`` (``planshape score``'s path)."""
+        """The configured estimator on per-turn rollouts at ``step`` (``planshape score``'s path); per-turn
+        rewards it would ignore are refused (a ``StepRewardsIgnored`` naming the setting)."""
         return self._estimator.estimate(rollouts, as_step(step))
 
     def advantages(self, scores: Any, mask: torch.Tensor, index: Sequence[Any] | np.ndarray, step: int,
                    success: Sequence[bool] | np.ndarray | None = None,
                    trajectory: Sequence[Any] | np.ndarray | None = None,
                    turn_order: Sequence[int] | np.ndarray | None = None,
-                   anchors: Sequence[Sequence[Any]] | None = None) -> TokenAdvantages:
+                   anchors: Sequence[Sequence[Any]] | None = None,
+                   step_rewards: Sequence[Sequence[float]] | None = None) -> TokenAdvantages:
         """Per-token advantages of a batch: ``scores`` (B,), ``mask`` (B, L) assistant tokens, ``index`` (B,)
         group ids (any hashable; groups need not be contiguous), ``success`` (B,) or read from the scores.
 
@@ -237,9 +245,30 @@ class Shaper:
         the trajectory's turns are its rows' turns in ``turn_order``, default batch order; its outcome is its
         final row's). Without it, each row is one whole trajectory. Statistics count each trajectory once.
         ``anchors`` (B,): per row, the anchor state id of each of its assistant turns (GiGPO's step groups;
-        ``uses_anchors``, ``tool_call_anchors``)."""
+        ``uses_anchors``, ``tool_call_anchors``). ``step_rewards`` (B,): per row, each of its assistant turns' reward
+        besides the outcome (``config.step_rewards.field``); in the row-per-turn layout the non-final rows' scores
+        are per-turn rewards too (``config.step_rewards.rows``). Per-turn rewards the estimator would ignore are
+        refused (a ``StepRewardsIgnored`` naming the setting)."""
         return self._estimator.advantages(scores, mask, index, as_step(step), success, trajectory, turn_order,
-                                          anchors)
+                                          anchors, step_rewards)
+
+    # --- per-turn rewards a trainer's rows carry ------------------------------------------------------------
+
+    def refuse_unread_step_rewards(self, names: Any, where: str) -> None:
+        """Rows that carry per-turn rewards under the documented name (``turn_rewards``) while the config reads none
+        (no ``step_rewards.field``): refused with the line to add, never ignored. ``names``: the fields the rows
+        carry; ``where``: what carries them, for the message."""
+        if self.step_reward_field is None and STEP_REWARDS_FIELD in set(names):
+            raise ConfigError(f"{where} carries per-turn rewards ({STEP_REWARDS_FIELD!r}) that this planshape config "
+                              f"does not read: set step_rewards: {{field: {STEP_REWARDS_FIELD}}} (with an estimator "
+                              "that reads them: gigpo, or grpo, rloo or planpo with estimator_options.reward=sum), or "
+                              "give the field another name if it is not a reward")
+
+    @property
+    def step_reward_field(self) -> str | None:
+        """Where a trainer that keeps one row per trajectory holds each row's per-turn rewards
+        (``config.step_rewards.field``), or None: the adapter then passes none."""
+        return self.config.step_rewards.field
 
     # --- the agent side (``agent.AgentSide``) -------------------------------------------------------------
 

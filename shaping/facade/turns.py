@@ -1,6 +1,6 @@
-"""A batch's assistant turns as text, for an adapter that reads something out of them: each row's turns decoded
-under the assistant mask (``turn_texts``) and their TravelPlanner anchor states (``tool_call_anchors``, GiGPO).
-torch is imported only by the call that takes it."""
+"""A batch's assistant turns, for an adapter that reads something out of them: how many each row holds
+(``turn_counts``), each row's turns decoded under the assistant mask (``turn_texts``) and their TravelPlanner anchor
+states (``tool_call_anchors``, GiGPO). torch is imported only by the call that takes it."""
 
 from __future__ import annotations
 
@@ -31,3 +31,11 @@ def turn_texts(mask: torch.Tensor, token_ids: torch.Tensor, decode: Any) -> list
         texts[row].append(decode(ids[row][start:end]))
     return texts
 
+
+
+def turn_counts(mask: torch.Tensor) -> list[int]:
+    """The assistant turns of each row of a (B, L) assistant mask (its runs of 1s): how many per-turn values
+    (anchor states, per-turn rewards) a row holds."""
+    from ..advantages.turns import turn_spans
+
+    return turn_spans(mask).numpy()[0].tolist()

@@ -6,6 +6,9 @@ its A^E / A^S. The match is checked, not assumed: same step, same batch size, sa
 Otherwise (VERL and OpenRLHF score in other processes than the estimator's) the halves are written as
 ``score`` and ``advantage`` records. Held scores are written when the next step starts, when advantages
 arrive, and at ``close`` / interpreter exit, so every step before the current one is on disk after a crash.
+A process that never estimates (a reward server's scoring process, which may serve one step for days and be
+stopped with SIGKILL past a sample's budget) holds nothing: ``hold=False`` writes each call's scores at once, in
+the caller's thread, so that a kill right after loses none.
 """
 
 from __future__ import annotations
@@ -28,8 +31,9 @@ if TYPE_CHECKING:
 class SampleLog:
     """One process's verdict log, fed by the facade."""
 
-    def __init__(self, directory: str | Path, meta: Mapping[str, Any]):
+    def __init__(self, directory: str | Path, meta: Mapping[str, Any], hold: bool = True):
         self.log = VerdictLog(directory, meta=meta)
+        self.hold = hold
         self._step: int | None = None
         self._held: list[SampleScore] = []
         atexit.register(self._write_held)  # runs before the log's own exit hook (registered earlier)
@@ -37,6 +41,9 @@ class SampleLog:
     def scores(self, step: int, scores: Sequence[SampleScore]) -> None:
         if self._step is not None and self._step != step:
             self._write_held()
+        if not self.hold:  # on disk before the caller goes on
+            self.log.write_now(_score_rows(step, scores))
+            return
         self._step = step
         self._held.extend(scores)
 

@@ -148,6 +148,13 @@ class VerdictLog:
         self._check_process()
         self._buffer.extend(records)  # type: ignore[arg-type]
 
+    def write_now(self, records: Iterable[Mapping[str, Any]]) -> None:
+        """Write records in this thread, before returning: for a process that may be killed any moment after (a
+        reward server's scoring process, stopped with SIGKILL past a sample's budget), where a record handed to the
+        writer thread could die with it."""
+        self._check_process()
+        self._write(list(records))
+
     def add_later(self, build: Callable[[], Iterable[Mapping[str, Any]]]) -> None:
         """Buffer a function that builds records: it runs on the writer thread, off the training step."""
         self._check_process()

@@ -1,10 +1,11 @@
-"""The Planner-R1 agent loop over a served model: one trajectory of one query.
+"""The Planner-R1 agent loop over a served model: one trajectory of one query, stepped on the one agent loop
+(``Turns``: the facade's, as every trainer and environment standard steps it).
 
 Each turn is one chat completion. A reply with tool calls (native ``tool_calls``, or ``<tool_call>`` blocks in
-text mode) has each call run by the toolbox and answered (a tool message per call id; one user message of
+text mode) has each call answered by the toolbox (a tool message per call id; one user message of
 ``<tool_response>`` blocks in text mode); a reply without one is the final answer. The ``max_turns``-th reply is
-final whatever it holds, as in the trainers' loops. A request that fails after its retries ends the trajectory
-with the error recorded; nothing the model writes raises here.
+final whatever it holds. A request that fails after its retries ends the trajectory with the error recorded;
+nothing the model writes raises here.
 """
 
 from __future__ import annotations
@@ -13,12 +14,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from planshape.validators.travelplanner.agent.tool_calls import (
-    MAX_TEXT_CALLS,
-    TextCall,
-    parse_tool_calls,
-    tool_responses,
-)
+from planshape.shaping.facade import MAX_TEXT_CALLS, TextCall, Turns, parse_tool_calls, tool_responses
 from planshape.validators.travelplanner.agent.tools import ToolBox
 
 from .client import ChatClient, Reply, RequestFailed, ToolCall
@@ -46,30 +42,29 @@ async def play(messages: list[dict[str, Any]], client: ChatClient, tools: ToolBo
     history = list(messages)
     offset = 1 if history and history[0].get("role") == "system" else 0  # the shared system prompt is not kept
     done = Trajectory()
-    while done.turns < max_turns:
+    loop = Turns(tools, max_turns, max_calls)
+    while not loop.ended:
         try:
             reply = await client.complete(history, schemas)
         except RequestFailed as exc:
-            done.status, done.error = ERROR, f"turn {done.turns + 1}: {exc}"
+            done.status, done.error = ERROR, f"turn {loop.turns + 1}: {exc}"
             break
-        done.turns += 1
         done.prompt_tokens += reply.prompt_tokens
         done.completion_tokens += reply.completion_tokens
         calls: list[ToolCall] | list[TextCall] = (reply.tool_calls if schemas is not None
                                                    else parse_tool_calls(reply.content, MAX_TEXT_CALLS))
-        last = done.turns >= max_turns
         history.append(_assistant(reply, schemas is not None))
-        if not calls or last:
+        results = loop.turn(calls)  # a text block that is no call: answered with the reason
+        if results is None:
             done.answer = reply.content
             done.status = MAX_TURNS if calls else ANSWERED
             break
-        results = tools.call_turn(calls, max_calls)  # a text block that is no call: answered with the reason
-        done.tool_calls += min(len(calls), max_calls)
         if schemas is not None:
             history.extend({"role": "tool", "tool_call_id": getattr(c, "id", None), "content": r}
                            for c, r in zip(calls, results, strict=True))  # native calls: each has its id
         else:
             history.append({"role": "user", "content": tool_responses(results)})
+    done.turns, done.tool_calls = loop.turns, loop.tool_calls
     done.transcript = history[offset:]
     return done
 

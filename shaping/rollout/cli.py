@@ -8,6 +8,7 @@ import json
 import os
 from typing import TYPE_CHECKING, Any
 
+from planshape.validators.travelplanner.agent.loop import MAX_TURNS
 from rich.console import Console
 from rich.markup import escape
 
@@ -27,7 +28,7 @@ def need(module: str, command: str) -> None:
 
 def shaper_from(args: argparse.Namespace, console: Console) -> Shaper:
     """The ``--config`` file's planshape settings with ``--database`` on top (the sample world when neither
-    names one). A rollout trains nothing, so the α horizon a config for training must state defaults here."""
+    names one). A rollout only scores, so what estimating needs (``total_steps``) is not asked."""
     from planshape.shaping import Shaper, ShapingConfig  # on use: `planshape --help` stays quick
     from planshape.shaping.config import SAMPLE_WORLD, as_mapping
 
@@ -37,7 +38,6 @@ def shaper_from(args: argparse.Namespace, console: Console) -> Shaper:
     if "database" not in settings:
         console.print("[dim]no --database given: using the bundled sample world[/dim]")
         settings["database"] = SAMPLE_WORLD
-    settings.setdefault("total_steps", 1)
     return Shaper(ShapingConfig.from_mapping(settings))
 
 
@@ -127,7 +127,8 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     ro.add_argument("-o", "--output", required=True, metavar="RUN_DIR",
                     help="run directory; rerun with the same one to resume")
     ro.add_argument("--concurrency", type=int, default=8, help="trajectories in flight (default 8)")
-    ro.add_argument("--max-turns", type=int, default=30, help="assistant turns per trajectory (default 30)")
+    ro.add_argument("--max-turns", type=int, default=MAX_TURNS,
+                    help=f"assistant turns per trajectory (default {MAX_TURNS}, Planner-R1's)")
     ro.add_argument("--temperature", type=float, default=0.0, help="sampling temperature (default 0: greedy)")
     ro.add_argument("--samples", type=int, default=1, help="trajectories per query (default 1)")
     ro.add_argument("--max-tokens", type=int, help="generated tokens per turn (default: the server's)")

@@ -13,9 +13,10 @@ from typing import Any
 
 from planshape.shaping import Shaper
 from planshape.shaping.components import NO_ANSWER
+from planshape.validators.travelplanner.agent.loop import turn_cap_reason
 from planshape.validators.travelplanner.query import Query
 
-from .agent import ERROR, Trajectory, play
+from .agent import ERROR, MAX_TURNS, Trajectory, play
 from .client import ChatClient
 from .inputs import Inputs
 from .progress import LiveProgress
@@ -39,12 +40,15 @@ def submitted_plan(answer: str | None, shaper: Shaper) -> tuple[list[dict[str, A
 
 
 def result_record(key: Key, record: dict[str, Any], query: Query | None, done: Trajectory,
-                  shaper: Shaper) -> dict[str, Any]:
-    """One trajectory's line of ``results.jsonl``."""
+                  shaper: Shaper, max_turns: int | None = None) -> dict[str, Any]:
+    """One trajectory's line of ``results.jsonl`` (an episode the turn cap ended unanswered says so, as in every
+    standard)."""
     plan, note = submitted_plan(done.answer, shaper)
     score = None
     if query is not None:
         s = shaper.score(done.answer or "", query, 0)
+        if done.status == MAX_TURNS and s.failure == NO_ANSWER and max_turns is not None:
+            s = shaper.unscored(0, NO_ANSWER, turn_cap_reason(max_turns), query)
         score = {"reward": s.reward, "success": s.success, "failure": s.failure, "reason": s.reason,
                  "components": s.components, "verdicts": s.verdicts, "official_pass": s.official_pass,
                  "exploit": s.exploit}
@@ -79,7 +83,7 @@ async def roll_out(inputs: Inputs, shaper: Shaper, settings: RolloutSettings, ru
             done = await play(prompts[key[0]], client, tools, schemas, settings.max_turns,
                               settings.max_calls_per_turn)
             query = inputs.queries[key[0]] if inputs.queries is not None else None
-            record = result_record(key, inputs.records[key[0]], query, done, shaper)
+            record = result_record(key, inputs.records[key[0]], query, done, shaper, settings.max_turns)
             run_dir.append(record)
             finished[key] = record
             if progress is not None:

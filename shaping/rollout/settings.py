@@ -11,6 +11,8 @@ import math
 from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
+from planshape.validators.travelplanner.agent.loop import MAX_CALLS_PER_TURN, MAX_TURNS
+
 ToolFormat = Literal["native", "text"]
 TOOL_FORMATS = ("native", "text")
 
@@ -20,12 +22,12 @@ class RolloutSettings:
     base_url: str
     model: str
     concurrency: int = 8
-    max_turns: int = 30  # Planner-R1's max_assistant_turns
+    max_turns: int = MAX_TURNS  # Planner-R1's max_assistant_turns
     temperature: float = 0.0  # Planner-R1 evaluates greedily
     samples: int = 1
     max_tokens: int | None = None
     tool_format: ToolFormat = "native"
-    max_calls_per_turn: int = 8
+    max_calls_per_turn: int = MAX_CALLS_PER_TURN
     request_timeout_s: float = 600.0
     retries: int = 5
     api_key: str = "EMPTY"

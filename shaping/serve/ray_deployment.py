@@ -4,7 +4,8 @@ Each replica asks for a custom resource (default ``{"planshape_cpu": 1}``), so R
 nodes started with it (``ray start --resources '{"planshape_cpu": 16}'`` on a CPU node group) and never on a
 GPU node of the same VERL or OpenRLHF cluster. Ray does the placement, restarts and load balancing; planshape
 adds no cluster code. Each replica builds its own ``Shaper`` from the config (opening the database once) and
-scores in process (``workers`` 0, the default) or on its own pool of ``workers`` processes.
+scores in process (``workers`` 0, the default) or on its own pool of ``workers`` processes, started on its first
+request.
 """
 
 from __future__ import annotations
@@ -12,6 +13,8 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from typing import Any
+
+from planshape.validators.travelplanner.agent.loop import MAX_TURNS
 
 from .auth import Guard
 from .limits import Limits
@@ -28,15 +31,26 @@ def _deployment_class() -> Any:
     class PlanshapeReward:
         """One replica: a ``Service`` over this replica's ``Shaper``."""
 
-        def __init__(self, config: Any, guard: Guard, limits: Limits, step: int, workers: int) -> None:
-            from .routes import Service
-            from .startup import serve_shaper
+        def __init__(self, config: Any, guard: Guard, limits: Limits, step: int, workers: int,
+                     max_turns: int | None = MAX_TURNS) -> None:
+            import asyncio
+            import functools
 
-            self.service = Service(serve_shaper(config, workers), guard, limits, step)
+            from .pool import AsyncPool, InlinePool
+            from .routes import Service
+            from .startup import serve_shaper, worker_settings
+            from .worker import worker_factory
+
+            shaper = serve_shaper(config, workers)
+            inline = workers == 0
+            factory = functools.partial(worker_factory, worker_settings(shaper, inline), max_turns,
+                                        limits.max_samples)
+            pool = InlinePool(factory) if inline else AsyncPool(factory, workers, shaper.config.sample_budget_s)
+            self.service = Service(shaper, pool, guard, limits, step)
+            self._started: asyncio.Task | None = None
 
         async def __call__(self, request: Request) -> Response:
-            import json
-
+            from .codec import dumps
             from .routes import Call
             from .wire import BadRequest
 
@@ -50,13 +64,19 @@ def _deployment_class() -> Any:
                     chunks.append(chunk)
                 return b"".join(chunks)
 
+            import asyncio
+
+            if self._started is None:  # the pool starts in the replica's own event loop, once
+                self._started = asyncio.ensure_future(self.service.pool.start())
+            await asyncio.shield(self._started)
             peer = request.client.host if request.client else None
             call = Call(request.method, request.url.path, dict(request.query_params), request.headers, peer,
                         read_body)
             reply = await self.service.handle(call)
             if isinstance(reply.body, bytes):
-                return Response(reply.body, reply.status, media_type=reply.content_type)
-            return Response(json.dumps(reply.body), reply.status, media_type="application/json")
+                return Response(reply.body, reply.status, media_type=reply.content_type, headers=reply.headers)
+            return Response(dumps(reply.body), reply.status, media_type=reply.content_type,
+                            headers=reply.headers)
 
         def placement(self) -> dict[str, Any]:
             """Where Ray put this replica and what it holds (a deployment handle's diagnostic)."""
@@ -75,17 +95,17 @@ def _deployment_class() -> Any:
 
 
 def application(config: Any, guard: Guard, limits: Limits, step: int, replicas: int, resources: dict[str, float],
-                workers: int = 0) -> Any:
+                workers: int = 0, max_turns: int | None = MAX_TURNS) -> Any:
     """The bound Ray Serve application: ``replicas`` replicas, each asking for ``resources`` and
     ``max(1, workers)`` CPUs."""
     options = {"num_cpus": max(1, workers), "resources": dict(resources)}
     return _deployment_class().options(num_replicas=replicas, ray_actor_options=options).bind(
-        config, guard, limits, step, workers)
+        config, guard, limits, step, workers, max_turns)
 
 
 def deploy(config: Any, guard: Guard, limits: Limits, step: int, replicas: int, resources: dict[str, float],
            host: str, port: int, ray_address: str | None = "auto", workers: int = 0, blocking: bool = False,
-           ready: Callable[[], None] | None = None) -> None:
+           ready: Callable[[], None] | None = None, max_turns: int | None = MAX_TURNS) -> None:
     """Join the Ray cluster at ``ray_address`` (None: the one this process already started, or a new local
     one), start Serve's HTTP proxy on ``host:port`` and run the application at ``/``; ``ready`` is called once its
     replicas run, and ``blocking`` then serves until interrupted."""
@@ -95,7 +115,7 @@ def deploy(config: Any, guard: Guard, limits: Limits, step: int, replicas: int, 
     if not ray.is_initialized():
         ray.init(address=ray_address)
     serve.start(http_options={"host": host, "port": port})
-    serve.run(application(config, guard, limits, step, replicas, resources, workers), name=APP_NAME,
+    serve.run(application(config, guard, limits, step, replicas, resources, workers, max_turns), name=APP_NAME,
               route_prefix="/")  # returns once the replicas run
     if ready is not None:
         ready()

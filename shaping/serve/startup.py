@@ -12,9 +12,10 @@ if TYPE_CHECKING:
 
 def serve_shaper(config: Any, workers: int | None, open_now: bool = True) -> Shaper:
     """The server's ``Shaper``: the config file with ``--workers`` on top (default: the config's, at least 1,
-    so that a stuck sample's process can be stopped). With ``open_now`` it opens the database and starts the
-    workers now, so a configuration mistake stops the server before it listens (``--ray`` checks the settings
-    only: the database is opened by each replica, on its own node)."""
+    so that a stuck sample's process can be stopped). With ``open_now`` it opens the database now, so a
+    configuration mistake stops the server before it listens (``--ray`` checks the settings only: the database
+    is opened by each replica, on its own node). The scoring processes are the server's own (``pool``), started
+    by each front."""
     from planshape.shaping import Shaper, ShapingConfig
     from planshape.shaping.config import as_mapping
 
@@ -25,20 +26,20 @@ def serve_shaper(config: Any, workers: int | None, open_now: bool = True) -> Sha
         raise ValueError("the planshape config has no database, so there is nothing to serve: add database: (the "
                          "TravelPlanner database directory or store file on this machine)")
     settings: dict[str, Any] = dict(source)
-    settings.setdefault("total_steps", 1)  # the α horizon: no advantages are computed here
     settings["workers"] = workers if workers is not None else max(1, int(settings.get("workers") or 0))
     shaper = Shaper(ShapingConfig.from_mapping(settings))
-    if not open_now:
-        return shaper
-    shaper.scorer.store  # noqa: B018 - opens the database now
-    if shaper.config.workers > 0:
-        from planshape.shaping.scoring_pool import PoolError
-
-        try:
-            shaper.pool  # noqa: B018 - starts the workers now
-        except PoolError as exc:
-            raise ValueError(str(exc)) from None
+    if open_now:
+        shaper.scorer.store  # noqa: B018 - opens the database now
     return shaper
+
+
+def worker_settings(shaper: Shaper, inline: bool) -> dict[str, Any]:
+    """The config a scoring process builds its ``Shaper`` from: no pool of its own; the budget enforced by the
+    pool that runs it (``inline``: in this process, the facade's own budget)."""
+    update: dict[str, Any] = {"workers": 0}
+    if not inline:
+        update["sample_budget_s"] = None
+    return shaper.config.model_copy(update=update).model_dump()
 
 
 def check_step(shaper: Shaper, step: int | None) -> int:

@@ -100,16 +100,19 @@ def test_workers_killed_under_load_lose_no_request(gold, shaper, tmp_path):
 @pytest.mark.usefixtures("stall_plugin")
 def test_samples_that_sleep_spin_or_die_cost_only_themselves(tmp_path):
     """The stall probe plugin in the server's workers: within one request, a sleeping and a spinning sample get
-    ``timeout`` at the budget, a sample that kills its process gets ``crash``; the rest are scored."""
+    ``timeout`` at the budget, a sample that kills its process gets ``crash``; the rest are scored. Every sample
+    reaches the verdict log once, the ones whose reply the front built included."""
     folder = tmp_path / "plugin"  # where the stall_plugin fixture installed it for this process
     rows = sample_rows()
     labels = [r["query"] for r in rows]
     words = {1: "SLEEP", 4: "DIE", 5: "SPIN"}
     for i, word in words.items():
         labels[i] = with_word(rows[i], word)["query"]
-    config = {"database": "sample", "estimator": "grpo", "sample_budget_s": 2.0, "total_steps": 10}
+    config = {"database": "sample", "estimator": "grpo", "sample_budget_s": 2.0, "total_steps": 10,
+              "log_dir": str(tmp_path / "verdicts")}
     env = {"PYTHONPATH": os.pathsep.join([str(folder), os.environ.get("PYTHONPATH", "")])}
     srv = Server(config, tmp_path / "srv", "--workers", "2", env=env)
+    expected_failures = []
     try:
         start = time.monotonic()
         status, reply = post(srv.url + "/get_reward", {"query": [r["text"] for r in rows],
@@ -122,13 +125,25 @@ def test_samples_that_sleep_spin_or_die_cost_only_themselves(tmp_path):
         assert took < 45, took  # the budget (2 s) stopped the 60 s sleep and the endless spin
         from planshape.shaping import Shaper
 
-        plain = Shaper.from_mapping(config)
+        plain = Shaper.from_mapping({**config, "log_dir": None})
         for i, row in enumerate(rows):
             if i not in words:
-                assert reply["rewards"][i] == plain.score(row["text"], row["query"], 0).reward
+                score = plain.score(row["text"], row["query"], 0)
+                assert reply["rewards"][i] == score.reward
+                expected_failures.append(score.failure or "pass")
+        expected_failures += ["timeout", "crash", "timeout"]
         again = post(srv.url + "/get_reward", {"query": [rows[0]["text"]], "prompts": [""],
                                                "labels": [rows[0]["query"]]})
         assert again[1]["rewards"] == [plain.score(rows[0]["text"], rows[0]["query"], 0).reward]
+        expected_failures.append(expected_failures[0])
         assert get(srv.url + "/health")[1]["worker_restarts"] == 3
     finally:
         srv.stop()
+    from planshape.shaping.observe.verdict_log import read_log
+
+    headers, records, skipped = read_log(tmp_path / "verdicts")
+    assert skipped == 0 and len(headers) >= 3  # the front and the scoring processes, each a file
+    from collections import Counter
+
+    assert Counter(r["failure"] for r in records) == Counter(expected_failures), [
+        (h.get("pid"), h.get("describe", {}).get("workers")) for h in headers]

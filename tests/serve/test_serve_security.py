@@ -64,7 +64,8 @@ def guarded(gold, tmp_path_factory):
     token_file = folder / "token"
     token_file.write_text(token + "\n")
     os.chmod(token_file, 0o600)
-    srv = Server({**gold.config, "schedule": "stage1"}, folder, "--token-file", str(token_file), "--workers", "1")
+    srv = Server({**gold.config, "schedule": "stage1"}, folder, "--token-file", str(token_file), "--workers", "1",
+                 "--log-requests")
     yield srv, token
     srv.stop()
 
@@ -102,7 +103,7 @@ def test_the_token_in_a_header_a_path_prefix_or_a_parameter(guarded, gold):
     assert get(srv.url + "/health")[0] == 200  # liveness needs no token (it tells nothing secret)
     assert _samples_scored(srv, token) == before + 5
     log = srv.log()
-    assert "/get_reward -> 401" in log and "/get_reward -> 200" in log  # requests are logged ...
+    assert "/get_reward -> 401" in log and "/get_reward -> 200" in log  # requests are logged when asked ...
     assert token not in log and token.upper() not in log  # ... and the token never is
 
 

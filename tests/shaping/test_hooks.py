@@ -86,6 +86,49 @@ def test_hook_planshape_checks(registered, sample_row, sample_store):
         plugins.checks()
 
 
+def test_hook_planshape_audit_relations(registered, train, memory_database):
+    """A plugin's relation runs beside the built-ins, and a plugin's check is audited with them: a check that
+    reads a city's text as written breaks the built-in city-forms relation, with the check's own reason."""
+    from planshape.shaping.audit import Case, audit
+    from planshape.validators.travelplanner.evaluation.relations import LOWER, Relation
+
+    def no_dinner(subject):
+        plan = [dict(day) for day in subject.plan]
+        plan[1]["dinner"] = "-"
+        yield "day 2 without its dinner", plan
+
+    def bare_cities(trip):
+        written = any("(" in day.get("current_city", "") for day in trip.days if isinstance(day, dict))
+        return (False, "a city written with its state") if written else (True, "cities as written")
+
+    class Audited:
+        @hookimpl
+        def planshape_audit_relations(self):
+            return [Relation("dinner-left-out", LOWER, "a stay day without its dinner", no_dinner)]
+
+        @hookimpl
+        def planshape_checks(self):
+            return [Check("bare_cities", "Bare Cities", "commonsense", bare_cities)]
+
+    registered(Audited(), "audited")
+    relations = [r for r in plugins.audit_relations() if r.name in ("dinner-left-out", "city-forms")]
+    assert [r.name for r in relations] == ["city-forms", "dinner-left-out"]
+    query, gold = train[0]  # St. Petersburg -> Rockford: bare cities in the gold plan
+    report = audit([Case("gold 0", query, gold[: query.days])], Scorer(memory_database, "strict", "stage1"), relations,
+                   ("strings",))
+    assert [(o.relation, o.held) for o in report.outcomes] == [("city-forms", False), ("dinner-left-out", True)]
+    assert report.broken[0].reason == "a city written with its state"
+
+    class Twice:
+        @hookimpl
+        def planshape_audit_relations(self):
+            return [Relation("city-forms", LOWER, "again", no_dinner)]
+
+    registered(Twice(), "twice")
+    with pytest.raises(ValueError, match="provided by two plugins"):
+        plugins.audit_relations()
+
+
 def test_hook_planshape_reward_components(registered, sample_row, sample_store):
     class Brevity:
         @hookimpl
@@ -210,7 +253,7 @@ def test_trace_switch_prints_hook_calls(monkeypatch, capsys):
 
 def test_every_hook_is_tested_and_documented():
     specs = [name for name, fn in inspect.getmembers(hookspecs, inspect.isfunction) if name.startswith("planshape_")]
-    assert len(specs) == 6
+    assert len(specs) == 7
     tests = {name for name, _ in inspect.getmembers(sys.modules[__name__], inspect.isfunction)}
     docs = (ROOT / "docs/hooks.md").read_text()
     assert [s for s in specs if f"test_hook_{s}" not in tests] == []

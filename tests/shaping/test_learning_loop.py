@@ -18,6 +18,7 @@ SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "learning_loop.py"
 def loop():
     spec = importlib.util.spec_from_file_location("learning_loop", SCRIPT)
     module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses resolve the module's annotations through sys.modules
     spec.loader.exec_module(module)
     return module
 
@@ -56,10 +57,27 @@ def test_grpo_learns_the_same_in_both_shapes_and_planpo_takes_fewer_turns(loop):
     assert runs[loop.DEFAULT, "equal"]["turns"] < runs["GRPO", "equal"]["turns"]
 
 
+def test_per_step_rewards_are_the_tasks_and_reach_the_estimator(loop):
+    """+1 for a query that finds a fact, -1 for an idle turn, nothing else; the runs of the per-step table hand
+    them to the estimator (the outcome-only row withholds them: its runs differ)."""
+    rng = np.random.default_rng(1)
+    task = loop.Task(*loop.TASKS["saturating"], loop.SHAPES["equal"], **loop.STEP_REWARDS)
+    b = loop.play(np.zeros((loop.STATES, 3)), np.zeros((loop.STATES, 3, loop.VERBOSITY)), np.full(512, 3), task, rng)
+    found = np.diff(np.r_[0, b.state % 4])  # facts found by each turn (the state is taken before the turn)
+    assert set(np.unique(b.step_reward)) <= {-1.0, 0.0, 1.0}
+    assert np.all(b.step_reward[b.action == loop.IDLE] == -1.0) and np.all(b.step_reward[b.action == loop.ANSWER] == 0)
+    assert np.any(b.step_reward[b.action == loop.QUERY] == 1.0) and len(found)
+    gigpo = loop.step_estimators(20)[loop.STEP_TERM][0]
+    with_steps = loop.train(gigpo, False, task, 20, 3)
+    assert with_steps != loop.train(gigpo, False, task, 20, 3, outcome_only=True)
+    assert with_steps == loop.train(gigpo, False, task, 20, 3)  # deterministic per seed: the verdict pairs seeds
+
+
 def test_the_benchmark_prints_both_shapes_with_intervals():
     done = subprocess.run([sys.executable, str(SCRIPT), "--seeds", "2", "--steps", "10"], capture_output=True,
                           text=True, check=False, timeout=300)
     assert done.returncode in (0, 1), done.stderr  # 1: a claim not met at this tiny size
     for text in ("equal: final policy", "long-final: final policy", "GiGPO", "RLOO", "length penalty",
-                 "index-final (default)", "±"):
+                 "index-final (default)", "±", "per-step rewards", "does GiGPO's step term help?",
+                 "success @5", "return @5", "turns "):
         assert text in done.stdout

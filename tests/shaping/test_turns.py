@@ -185,3 +185,40 @@ def test_a_large_sparse_mask_matches_the_accelerator_path():
         assert torch.equal(getattr(spans, field), getattr(reference, field)), field
     values = np.arange(1, len(spans.starts) + 1, dtype=np.float32)
     assert torch.equal(broadcast(values, mask, spans), _broadcast_cumsum(values, mask, reference, torch.float32))
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_rows_of_every_density_in_any_order_match_the_accelerator_path(seed):
+    """The CPU scan reads a row after a dense one (a boundary per 64 tokens or more) with its dense reader, else
+    with its sparse one: rows from one turn to one every few tokens, in a random order, give the torch path's
+    spans, and the broadcast its values (turns and gaps of 1 to 40 tokens: fill's whole-block writes spill into
+    the next segment, which must overwrite them)."""
+    rng = np.random.default_rng(seed)
+    width, rows = 3_001, 24
+    mask = np.zeros((rows, width), dtype=np.float32)
+    for row, mean in enumerate(rng.permutation(np.geomspace(2, 3_000, rows))):
+        runs = np.maximum(1, rng.exponential(mean, width).astype(np.int64))
+        ends = np.cumsum(runs)
+        starts = ends - runs
+        on = (np.arange(len(runs)) + rng.integers(2)) % 2 == 1
+        for start, end in zip(starts[on], ends[on], strict=False):
+            if start >= width:
+                break
+            mask[row, start:min(end, width)] = 1.0
+    mask = torch.from_numpy(mask)
+    spans, reference = turn_spans(mask), _spans_torch(mask)
+    for field in ("turns", "rows", "starts", "ends"):
+        assert torch.equal(getattr(spans, field), getattr(reference, field)), field
+    values = rng.normal(size=len(reference.starts)).astype(np.float32)
+    assert torch.equal(broadcast(values, mask, spans), _broadcast_cumsum(values, mask, reference, torch.float32))
+
+
+def test_fill_refuses_an_output_without_room_for_its_last_block():
+    from planshape.shaping.advantages.turn_kernels import BLOCK, fill
+
+    bounds = np.array([0, 2, 5, 10], dtype=np.int64)
+    with pytest.raises(ValueError, match="room past its last bound"):
+        fill(np.ones(1, dtype=np.float32), bounds, np.empty(10, dtype=np.float32))
+    out = np.empty(10 + BLOCK - 1, dtype=np.float32)
+    fill(np.ones(1, dtype=np.float32), bounds, out)
+    assert out[:10].tolist() == [0, 0, 1, 1, 1, 0, 0, 0, 0, 0]

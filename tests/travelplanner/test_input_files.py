@@ -121,3 +121,17 @@ def test_a_plan_given_as_answer_text_is_read_as_the_reward_reads_it(tmp_path, tr
     assert delivered.note == "" and delivered.plan[: query.days] == plan[: query.days]
     assert check_plan(delivered.plan, query, database, "strict").final_pass
     assert cut.plan is None and cut.note == "no answer: no complete <answer>...</answer> block"
+
+
+def test_a_missing_query_file_is_one_line_saying_where_the_splits_come_from(tmp_path, capsys):
+    from planshape.shaping.cli import main
+    from planshape.validators.travelplanner.query import read_records
+
+    with pytest.raises(FileNotFoundError) as missing:
+        read_records(tmp_path / "validation.csv")
+    message = str(missing.value)
+    assert "\n" not in message and message.startswith(f"{tmp_path / 'validation.csv'}: no such query file")
+    assert "osunlp/TravelPlanner" in message and "'sample'" in message
+    (tmp_path / "plans.jsonl").write_text("")
+    assert main(["evaluate", str(tmp_path / "plans.jsonl"), "--queries", str(tmp_path / "validation.csv")]) != 0
+    assert "no such query file" in capsys.readouterr().err

@@ -55,6 +55,10 @@ SHAPES = [
      {"duration": 377, "distance": 634, "cost": 31}),
     ("Flight F3573659, from A to B, DepTime: 15:40, ArrTime: 17:04, FlightDate: March 16, 2022", ("flight",),
      (("A", "B"),), {"flight_number": "F3573659", "departure_time": 940, "arrival_time": 1024, "date": "2022-03-16"}),
+    # fields reversed, commas dropped: the mode after the leg ends it (the hypothesis test found it)
+    ("cost: 71 distance: 1,433 km duration: 14 hours 2 mins from Kansas City to Pensacola Self-driving",
+     ("self-driving",), (("Kansas City", "Pensacola"),), {"duration": 842, "distance": 1433, "cost": 71}),
+    ("from A to B taxi", ("taxi",), (("A", "B"),), {}),
 ]
 
 

@@ -86,7 +86,7 @@ FAMILIES = {
                                             "self-driving from Santa Ana to Helena (07:45-00:24 the next day)")),
     "flight-tight (breakfast)": (flight_tight_breakfast, ("day 1 (Q19)", "Las Vegas (06:00-12:00, 30 min)",
                                                           "flight F3576711 leaves Las Vegas at 06:01")),
-    "sight-stack": (sight_stack, ("day 1 (Q19)", "the attraction", "Las Vegas (07:00-22:00, 45 min)",
+    "sight-stack": (sight_stack, ("day 1 (Q19)", "attraction", "Las Vegas",
                                   "flight F3629168 leaves Las Vegas at 09:35")),
 }
 # Each family fails by strict's conventions (no meal or sight hours in the database): with every convention
@@ -122,17 +122,19 @@ def test_a_late_dinner_after_a_late_landing_is_a_convention(database, train):
     assert "lands at 22:00 (60 min to leave the airport)" in verdict.reason
 
 
-def test_a_cost_stated_below_the_charge_fails_and_an_overstatement_passes(database, train):
-    query, gold = train[1]  # "Self-driving, from Kansas City to Pensacola, ..., cost: 71" (charged 71 a car)
-    for stated, passes in (("0", False), ("69", False), ("70", True), ("71", True), ("2377", True)):
+def test_a_cost_stated_below_the_charge_fails_and_one_the_leg_can_have_passes(database, train):
+    query, gold = train[1]  # "Self-driving, from Kansas City to Pensacola, ..., cost: 71" (1,433 km, charged 71 a car)
+    for stated, passes in (("0", False), ("69", False), ("70", True), ("71", True), ("73", True), ("74", False),
+                           ("1433", True), ("1475", True), ("1476", False), ("2377", False), ("14330", False)):
         plan = copy.deepcopy(gold)
         plan[0]["transportation"] = gold[0]["transportation"].replace("cost: 71", f"cost: {stated}")
         result = check_plan(plan, query, database, "strict")
         assert result.final_pass is passes, (stated, result.commonsense[SANDBOX].reason)
         assert check_plan(plan, query, database, "official").final_pass
         if not passes:
-            assert (f"states cost {stated}, but Kansas City to Pensacola is charged 71 a car (Q16"
-                    in result.commonsense[SANDBOX].reason)
+            reason = result.commonsense[SANDBOX].reason
+            charged = f"states cost {stated}, but Kansas City to Pensacola is charged 71 a car"
+            assert f"{charged} (Q16" in reason or f"{charged}, which no reading" in reason, reason
             assert Monitor("strict").check(plan, query, database)[1].rules == ("unchecked_stated_values",)
     query, gold = train[9]  # Greer -> Pennsylvania by taxi: charged int(km) a taxi
     plan = copy.deepcopy(gold)

@@ -3,7 +3,8 @@ on mutated train gold plans (``timeline_mutations``): a plan it fails really is 
 database's own times, and one it passes really is feasible. Every kind of item the timeline times (meals,
 sights) is exercised on every kind of day (flight, self-driving, taxi, day trip, stay), both failing and
 passing, and a checker with one planted bug of the kind issue 30 found (attractions dropped from flight
-days, and its siblings) disagrees with the search somewhere.
+days, and its siblings: sights next door to each other, a leg driven as often as the schedule likes)
+disagrees with the search somewhere.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from __future__ import annotations
 import functools
 
 import pytest
-from planshape.validators.travelplanner.checks import timeline, trip_timeline
+from planshape.validators.travelplanner.checks import sight_moves, timeline, trip_timeline
 from planshape.validators.travelplanner.checks.conventions import CONVENTIONS
 from planshape.validators.travelplanner.checks.modes import STRICT
 from planshape.validators.travelplanner.checks.trip import Trip
@@ -130,13 +131,19 @@ PLANTED = {  # a bug of the class issue 30 found: one kind of item or one time t
 }
 
 
+def _clear_caches() -> None:
+    for cached in (timeline.one_city, timeline.two_cities, timeline.routed, sight_moves.hop_table):
+        cached.cache_clear()
+
+
 def _explained_day(query, plan, store) -> int | None:
     days = trip_timeline.trip_timeline(Trip(query, plan[: query.days], store, STRICT))
     return days[-1].number if days and days[-1].failure else None
 
 
 @pytest.mark.parametrize("bug", [*PLANTED, "no airport time", "drives take no time", "each day starts afresh",
-                                 "day trips come back at once", "sights take no time"])
+                                 "day trips come back at once", "sights take no time", "sights are next door",
+                                 "a leg as often as needed"])
 def test_a_planted_bug_disagrees_with_the_search(bug, train, memory_database, monkeypatch):
     if bug in PLANTED:
         name, wrap = PLANTED[bug]
@@ -156,13 +163,16 @@ def test_a_planted_bug_disagrees_with_the_search(bug, train, memory_database, mo
                             lambda *a: None if (found := original_trip(*a)) is None else (*found[:2], 0))
     elif bug == "sights take no time":
         monkeypatch.setitem(CONVENTIONS.bounds.minutes, "attraction", 0)
-    timeline.one_city.cache_clear()
-    timeline.two_cities.cache_clear()
+    elif bug == "sights are next door":
+        monkeypatch.setattr(sight_moves, "hop_minutes", lambda a, b: 0)
+    elif bug == "a leg as often as needed":
+        monkeypatch.setattr(trip_timeline, "_legs", lambda move: timeline.ANY_LEGS)
+    _clear_caches()
     try:
         timed = _explained_day if "explain's path" in bug else _timeline_day
         disagree = [name for name, _, query, plan, infeasible in cases(train, memory_database)
                     if timed(query, plan, memory_database) != infeasible]
     finally:
-        timeline.one_city.cache_clear()
-        timeline.two_cities.cache_clear()
+        monkeypatch.undo()
+        _clear_caches()
     assert disagree, f"the planted bug '{bug}' is caught by no mutation"

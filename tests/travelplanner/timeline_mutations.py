@@ -1,5 +1,6 @@
 """Mutated train gold plans that move the clock (issue 28's six families, generalised day by day): a meal or
-sight put in the other city of a travel day or before an arrival, sights stacked onto a day, a dinner at
+sight put in the other city of a travel day or before an arrival, sights stacked onto a day, two sights far
+apart, breakfast in the arrival city and dinner back in the departure city of a drive (issue 33), a dinner at
 home before a long drive, a flight swapped for another of the same route and date (its stated times with
 it). Each mutated plan is otherwise true: fresh places of the right city, times restated as the rows give
 them, so only the clock can make it impossible. Used by ``test_timeline_properties.py``.
@@ -26,6 +27,18 @@ class _Fresh:
         self.store = store
         self.used = {v.rsplit(",", 1)[0].strip() for day in plan for k, v in day.items() if isinstance(v, str)
                      for v in (v.split(";") if k == "attraction" else [v]) if "," in v}
+
+    def spread(self, table: str, written: str, count: int) -> list[str]:
+        """``count`` places of the city farthest from its first one (a sight's coordinates), or none."""
+        rows = self.store.in_city(table, _bare(written))
+        if not rows:
+            return []
+        lat, lon = rows[0].latitude, rows[0].longitude
+        rows = sorted(rows, key=lambda r: -((r.latitude - lat) ** 2 + (r.longitude - lon) ** 2))
+        out = [f"{r.name.strip()}, {written}" for r in rows if r.name.strip() not in self.used
+               and not {",", ";", "\n"} & set(r.name)][:count]
+        self.used.update(o.rsplit(",", 1)[0] for o in out)
+        return out if len(out) == count else []
 
     def take(self, table: str, written: str) -> str | None:
         city = _bare(written)
@@ -63,6 +76,20 @@ def timeline_mutations(plan: list[dict[str, Any]], days: int, dates: list[str], 
                         new[i]["attraction"] = ("" if before in ("-", "", None) else before) + "".join(
                             f"{s};" for s in sights)
                         yield f"day{i + 1}-{mode}-{count}-sights-in-{where}-city", "attraction", new
+                far = _Fresh(plan, store).spread("attractions", city, 2)
+                if far:  # two sights far apart: the way between them is on the clock
+                    new = copy.deepcopy(plan)
+                    before = day.get("attraction", "-")
+                    new[i]["attraction"] = ("" if before in ("-", "", None) else before) + "".join(f"{s};" for s in far)
+                    yield f"day{i + 1}-{mode}-2-far-sights-in-{where}-city", "attraction", new
+            if mode != "flight":  # breakfast in the arrival city, dinner back in the departure city: the leg 3 times
+                fresh_places = _Fresh(plan, store)
+                breakfast = fresh_places.take("restaurants", destination)
+                dinner = fresh_places.take("restaurants", origin)
+                if breakfast and dinner:
+                    new = copy.deepcopy(plan)
+                    new[i]["breakfast"], new[i]["dinner"] = breakfast, dinner
+                    yield f"day{i + 1}-{mode}-shuttle", "meal", new
             if mode == "flight":  # another flight of the same route and date, with its own times
                 number = re.match(r"Flight Number: (\w+)", transport)[1]
                 for row in store.flights(_bare(origin), _bare(destination), dates[i]):

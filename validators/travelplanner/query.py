@@ -124,6 +124,16 @@ class Query(BaseModel):
         return cls.model_validate({k: v for k, v in items() if k in keys})
 
 
+HF_DATASET = "osunlp/TravelPlanner"
+
+
+def missing_queries(path: str | Path) -> str:
+    """One line naming a query file that is not there and where TravelPlanner's splits come from."""
+    return (f"{path}: no such query file; TravelPlanner's train, validation and test queries are the Hugging Face "
+            f"dataset {HF_DATASET} (save a split as CSV, e.g. datasets.load_dataset({HF_DATASET!r}, 'validation')"
+            "['validation'].to_csv('validation.csv')), or give 'sample' for the bundled sample world")
+
+
 def read_records(path: str | Path) -> list[dict[str, Any]]:
     """Rows of a dataset file: CSV (Hugging Face layout), JSONL, or a JSON list.
 
@@ -131,6 +141,8 @@ def read_records(path: str | Path) -> list[dict[str, Any]]:
     naming the file and line; a UTF-8 byte-order mark is accepted.
     """
     path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(missing_queries(path))
     if path.suffix == ".csv":
         with open(path, newline="", encoding="utf-8-sig") as handle:
             return list(csv.DictReader(handle))

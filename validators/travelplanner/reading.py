@@ -72,7 +72,9 @@ _WRITTEN_DATE = re.compile(r"(?i)\b(" + "|".join(m[:3] + r"(?:" + m[3:] + r")?\.
 _SEPARATORS = re.compile(r"\s*(?:[,;()\[\]{}|]|\s-\s)\s*")
 _STATE = r"(?:\s*\([A-Za-z][A-Za-z .'-]*\))?"
 _CITY = r"[^,;()\[\]{}|]+?" + _STATE
-_LEG_END = rf"(?=\s*(?:[,;\[\]{{}}|]|$)|\s*\((?=[^)]*\d)|\s+(?:{_LABEL_WORDS})(?![\w-])|\s+-\s)"
+_ANY_MODE = "|".join([*_MODE_WORDS.values(), _OTHER_MODES])  # no city of the database holds one as a word
+_LEG_END = (rf"(?=\s*(?:[,;\[\]{{}}|]|$)|\s*\((?=[^)]*\d)|\s+(?:{_LABEL_WORDS})(?![\w-])|\s+-\s"
+            rf"|\s+(?:{_ANY_MODE})(?![\w-]))")  # "from A to B Self-driving": the mode after the leg
 _LEG = re.compile(rf"(?i)(?<![\w-])from\s+(?P<a>{_CITY})\s+to\s+(?P<b>{_CITY}){_LEG_END}")
 _ONE_END = re.compile(rf"(?i)(?<![\w-])(?P<word>to|within|in)\s+(?P<b>{_CITY}){_LEG_END}")
 _TRAILING = " .!?:;,*"

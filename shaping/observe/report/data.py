@@ -136,6 +136,8 @@ class LogSummary:
             s.cell_pass[cell] += (row.get("components") or {}).get("pass", 0.0) == 1.0
 
     def _advantage(self, s: _Step, row: dict[str, Any]) -> None:
+        if not row.get("turns"):  # no assistant token: a trainer's padding row or an empty response, no sample
+            return  # (as the trainers' logged statistics skip it: ``facade.estimator.real_trajectories``)
         s.trajectories += 1
         s.adv_success += bool(row.get("success"))
         s.group_success[str(row.get("group"))] += bool(row.get("success"))

@@ -57,12 +57,13 @@ def room_job(tmp_path, monkeypatch):
     return config
 
 
-def _samples(tokenizer):
-    executor = MultiTurnAgentExecutor(Room)
+def _samples(tokenizer, agent: type = Room, scripts: list[list[str]] = SCRIPTS):
+    """OpenRLHF's executor over ``agent``, each script's turns written by the scripted engine, and the samples."""
+    executor = MultiTurnAgentExecutor(agent)
 
     async def run():
         return await asyncio.gather(*(executor.execute(PROMPT, "room", sampling_params(), 10_000, tokenizer,
-                                                       ScriptedEngine(tokenizer, turns)) for turns in SCRIPTS))
+                                                       ScriptedEngine(tokenizer, turns)) for turns in scripts))
 
     responses = asyncio.run(run())
     return responses, [SamplesGenerator._process_response_into_experience(None, r, max_len=10_000)

@@ -38,6 +38,8 @@ def _errors(*extra: str, script: str = "run_qwen3_8b_planpo.sh") -> list[str]:
     (["algorithm.norm_adv_by_std_in_grpo=false"], "estimator_options.norm=none"),
     (["algorithm.use_kl_in_reward=true"], "actor_rollout_ref.actor.use_kl_loss=true"),
     (OVERLONG, "the planshape manager would ignore it"),
+    (["algorithm.gamma=0.95"], "+algorithm.planpo.estimator_options.gamma=0.95"),  # verl-agent's GiGPO scripts
+    (["algorithm.lam=0.9"], "leave algorithm.lam at 1.0"),
 ])
 def test_the_check_refuses_what_planpo_would_drop_or_misread(extra, named, worker_env, monkeypatch):  # noqa: F811
     errors = _errors(*extra)
@@ -74,6 +76,7 @@ def _batch() -> DataProto:
 @pytest.mark.parametrize(("setting", "named"), [
     ({"norm_adv_by_std_in_grpo": False}, "norm_adv_by_std_in_grpo"),
     ({"use_kl_in_reward": True}, "use_kl_in_reward"),
+    ({"gamma": 0.95}, "algorithm.gamma=0.95 is a setting of VERL's own estimators"),
 ])
 def test_the_estimator_refuses_before_writing_advantages(setting, named):
     algorithm = {"adv_estimator": "planpo", "gamma": 1.0, "lam": 1.0, "norm_adv_by_std_in_grpo": True,

@@ -87,13 +87,18 @@ def _rows(trainer, tokenizer, sample_rows, group: str, rolled_out: int) -> list[
 
 
 def _put(tq, rows: list[dict]):
+    """The rows in TransferQueue with the fields and tags V1's agent loop writes (``agent_loop_tq.py``)."""
     fields, tags = [], []
     for row in rows:
         field = row["output"].as_dict()
-        field.update({"uid": row["uid"], "global_steps": row["step"]})
+        field.update({"uid": row["uid"], "global_steps": row["step"], "loss_mask": field["response_mask"],
+                      "input_ids": torch.cat([field["prompts"], field["responses"]])})
+        field["position_ids"] = torch.arange(len(field["input_ids"]))
         fields.append(field)
-        tags.append({"status": "success", "global_steps": row["step"], "min_global_steps": row["step"] - 1,
-                     "max_global_steps": row["step"] - 1})
+        prompt_len, response_len = len(field["prompts"]), len(field["responses"])
+        tags.append({"status": "success", "prompt_len": prompt_len, "response_len": response_len,
+                     "seq_len": prompt_len + response_len, "global_steps": row["step"],
+                     "min_global_steps": row["step"] - 1, "max_global_steps": row["step"] - 1})
     return tq.kv_batch_put(keys=[r["key"] for r in rows], partition_id="train",
                            fields=list_of_dict_to_tensordict(fields), tags=tags)
 

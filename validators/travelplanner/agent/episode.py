@@ -1,6 +1,6 @@
 """A framework-agnostic TravelPlanner episode: a scripted policy calls tools, then answers; the runner
-returns the transcript, the number of assistant turns and the reward. For tests and demos; the trainers'
-own agent loops call the same ``ToolBox`` through thin wrappers.
+returns the transcript, the number of assistant turns and the reward. For tests and demos; it steps the one agent
+loop (``loop.Turns``) that every trainer's and standard's episode steps.
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from ..plan.answer import wrap_answer
+from .loop import MAX_TURNS, Call, Turns
 from .tools import ToolBox
 
 Action = Mapping[str, Any]  # {"tool": name, "arguments": {...}} or {"answer": text or plan}
@@ -35,27 +36,32 @@ def _answer_text(answer: Any) -> str:
 
 
 def run_episode(policy: Policy, query: Any, tools: ToolBox, scorer: Scores | None = None, step: int = 0,
-                max_turns: int = 30) -> Episode:
+                max_turns: int = MAX_TURNS) -> Episode:
     """Play ``policy`` (a list of actions, or a function of the transcript returning the next action).
 
     Every action is one assistant turn; a tool action adds the tool's response to the transcript. The
-    episode ends at an answer or after ``max_turns`` turns (then it has no answer and scores 0).
+    episode ends at an answer, when the policy has no more actions, or at the ``max_turns``-th turn (a tool
+    action there is not run: the episode has no answer and scores 0).
     """
     episode = Episode()
+    turns = Turns(tools, max_turns)
     script = None if callable(policy) else iter(policy)
-    while episode.turns < max_turns:
+    while not turns.ended:
         action = next(script, None) if script is not None else policy(episode.transcript)  # type: ignore[operator]  # callable here
         if action is None:
             break
-        episode.turns += 1
         if "answer" in action:
-            episode.answer = _answer_text(action["answer"])
-            episode.transcript.append({"role": "assistant", "content": episode.answer})
+            if turns.answer():
+                episode.answer = _answer_text(action["answer"])
+                episode.transcript.append({"role": "assistant", "content": episode.answer})
             break
         name, arguments = action.get("tool"), action.get("arguments", {})
+        answers = turns.turn([Call(name, arguments)])
+        if answers is None:  # the cap's turn: the call is not run
+            break
         episode.transcript.append({"role": "assistant", "tool_call": {"name": name, "arguments": arguments}})
-        episode.transcript.append({"role": "tool", "name": name, "content": tools.call(name, arguments)})
-        episode.tool_calls += 1
+        episode.transcript.append({"role": "tool", "name": name, "content": answers[0]})
+    episode.turns, episode.tool_calls = turns.turns, turns.tool_calls
     if scorer is not None:
         final = episode.answer if episode.answer is not None else ""
         episode.reward = scorer.score(final, query, step)

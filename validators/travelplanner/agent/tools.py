@@ -211,36 +211,53 @@ class ToolBox:
                 else self.refuse(error) if (error := getattr(call, "error", None)) is not None
                 else self.call(call.name, call.arguments) for i, call in enumerate(calls)]
 
+    def form_error(self, name: Any, arguments: Any = None) -> str | None:
+        """What ``call`` answers a call whose form is wrong (an unknown tool, arguments that are not a JSON object,
+        missing or unexpected argument names), without running a tool; None for a call of the right form. A
+        standard that checks calls itself before they reach the toolbox (an MCP server's argument validation, an
+        agent harness's own JSON check) asks this first, so that the model reads the toolbox's answer there too."""
+        try:
+            self._arguments(name, arguments)
+        except ToolError:
+            return self.call(name, arguments)  # refused before any tool runs: the same answer, clipped the same way
+        return None
+
     def _call(self, name: Any, arguments: Any) -> str:
         try:
-            if not isinstance(name, str):
-                raise ToolError(f"unknown tool: a tool name is text, not {type(name).__name__}; "
-                                f"tools: {', '.join(TOOL_SCHEMAS)}")
-            if name not in TOOL_SCHEMAS:
-                raise ToolError(f"unknown tool '{name[:40]}'; tools: {', '.join(TOOL_SCHEMAS)}")
-            if isinstance(arguments, str):
-                if len(arguments) > 4 * MAX_ARGUMENT_CHARS:
-                    raise ToolError("the arguments are too long")
-                try:
-                    arguments = json.loads(arguments) if arguments.strip() else {}
-                except ValueError:
-                    raise ToolError("the arguments are not valid JSON") from None
-            arguments = {} if arguments is None else arguments
-            if not isinstance(arguments, dict):
-                raise ToolError("the arguments must be a JSON object")
-            expected = TOOL_SCHEMAS[name]["function"]["parameters"]["required"]
-            missing = [k for k in expected if k not in arguments]
-            unknown = [k for k in arguments if k not in expected]
-            if missing:
-                raise ToolError(f"{name} is missing {', '.join(repr(m) for m in missing)}")
-            if unknown:
-                raise ToolError(f"{name} got unexpected {_names(unknown)}; it takes {expected}")
+            checked = self._arguments(name, arguments)
             tool: Callable[..., str] = getattr(self, name)
-            return tool(**arguments)
+            return tool(**checked)
         except ToolError as exc:
             return f"Error: {exc}"
         except Exception as exc:  # noqa: BLE001 - nothing a model sends may raise into the rollout loop
             return f"Error: the call failed ({type(exc).__name__})"
+
+    @staticmethod
+    def _arguments(name: Any, arguments: Any) -> dict[str, Any]:
+        """The arguments of a call of the right form (see ``form_error``), or ``ToolError`` saying what is wrong."""
+        if not isinstance(name, str):
+            raise ToolError(f"unknown tool: a tool name is text, not {type(name).__name__}; "
+                            f"tools: {', '.join(TOOL_SCHEMAS)}")
+        if name not in TOOL_SCHEMAS:
+            raise ToolError(f"unknown tool '{name[:40]}'; tools: {', '.join(TOOL_SCHEMAS)}")
+        if isinstance(arguments, str):
+            if len(arguments) > 4 * MAX_ARGUMENT_CHARS:
+                raise ToolError("the arguments are too long")
+            try:
+                arguments = json.loads(arguments) if arguments.strip() else {}
+            except ValueError:
+                raise ToolError("the arguments are not valid JSON") from None
+        arguments = {} if arguments is None else arguments
+        if not isinstance(arguments, dict):
+            raise ToolError("the arguments must be a JSON object")
+        expected = TOOL_SCHEMAS[name]["function"]["parameters"]["required"]
+        missing = [k for k in expected if k not in arguments]
+        unknown = [k for k in arguments if k not in expected]
+        if missing:
+            raise ToolError(f"{name} is missing {', '.join(repr(m) for m in missing)}")
+        if unknown:
+            raise ToolError(f"{name} got unexpected {_names(unknown)}; it takes {expected}")
+        return arguments
 
 
 def _names(keys: Sequence[Any], shown: int = 3) -> str:

@@ -9,8 +9,11 @@ exact (no gold plan deviates); ground durations within 6 minutes (the gold maxim
 15 hours 5 mins); distances within 3 % (the gold maximum is 2.72 %: 1,626 km stated for 1,583 km). A stated cost
 may be at most 1 below what the row charges (upstream's int(km x 0.05) a car, int(km) a taxi, a flight's price a
 seat; or those times the cars, taxis or seats of the party, or per person, as the string says): a lower one
-(``cost: 0`` for a 71 drive) is false. An overstatement is allowed, since gold plans state costs far too high
-(2377 for a 118 drive) and the budget charges the row's cost anyway.
+(``cost: 0`` for a 71 drive) is false. A higher one must still be a cost the leg can have (``cost_bands``): one of
+those readings at any distance the 3 % tolerance admits, or the charge for each person of the party (a model's
+reading of the tool's cost: a GPT-4 plan states 124 for a 31 drive of 4 people); a flight's price exactly, give or
+take the rounding; a self-driving leg may also state the taxi fare (two gold plans do: 2377 for a 118 drive of
+2,377 km, 819 for a 40 drive of 819 km). ``cost: 14330`` for a 71 drive is none of them.
 """
 
 from __future__ import annotations
@@ -25,6 +28,8 @@ from .trip import Trip
 DURATION_TOLERANCE_MIN = 6
 DISTANCE_TOLERANCE = 0.03
 COST_ROUNDING = 1
+FARE_PER_KM = {"self-driving": 0.05, "taxi": 1.0}  # upstream's charge per vehicle (notes §3)
+SEATS = {"self-driving": 5, "taxi": 4}  # per vehicle, as the budget counts them (notes §5.1)
 MILE_KM = 1.609344
 LABELS = {"flight_number": "flight number", "departure_time": "departure time", "arrival_time": "arrival time",
           "duration": "duration", "distance": "distance", "cost": "cost", "date": "date"}
@@ -138,7 +143,8 @@ def _flight_values(trip: Trip, i: int, read: TransportText, row: Flight, where: 
     if (failure := _date(trip, i, read, where)) is not None:
         return failure
     seats = trip.query.people_number
-    return _cost(read, row.price, seats, seats, where, f"flight {row.flight_number} costs {row.price:g} a seat")
+    return _cost(read, row.price, seats, seats, where, f"flight {row.flight_number} costs {row.price:g} a seat",
+                 _flight_bands(row.price, seats))
 
 
 def _ground_values(trip: Trip, i: int, read: TransportText, origin: str, destination: str,
@@ -173,8 +179,10 @@ def _ground_values(trip: Trip, i: int, read: TransportText, origin: str, destina
         return None
     vehicle = "car" if mode == "self-driving" else "taxi"
     fleet = vehicles(trip.query.people_number, 5 if vehicle == "car" else 4)
+    km = distance_km(leg.distance)
+    bands = cost_bands(km, trip.query.people_number, mode, read.per) if km is not None else None
     return _cost(read, charged, fleet, trip.query.people_number, where,
-                 f"{origin} to {destination} is charged {charged} a {vehicle}")
+                 f"{origin} to {destination} is charged {charged} a {vehicle}", bands)
 
 
 def _date(trip: Trip, i: int, read: TransportText, where: str) -> Reason | None:
@@ -185,9 +193,11 @@ def _date(trip: Trip, i: int, read: TransportText, where: str) -> Reason | None:
     return None
 
 
-def _cost(read: TransportText, unit_cost: float, units: int, people: int, where: str, charge: str) -> Reason | None:
+def _cost(read: TransportText, unit_cost: float, units: int, people: int, where: str, charge: str,
+          bands: list[tuple[str, float, float]] | None = None) -> Reason | None:
     """A stated cost may be at most ``COST_ROUNDING`` below the charge it can mean: one car, taxi or seat
-    (``unit_cost``), the party's ``units`` of them, or per person when the string says so."""
+    (``unit_cost``), the party's ``units`` of them, or per person when the string says so; and above, it must
+    fall in one of ``bands`` (``cost_bands``: the costs the leg can have)."""
     if (stated := _stated(read, "cost")) is None:
         return None
     meanings = {"person": unit_cost * units / max(people, 1), "group": unit_cost * units}
@@ -195,4 +205,40 @@ def _cost(read: TransportText, unit_cost: float, units: int, people: int, where:
     if stated[1] is None or float(stated[1]) < least - COST_ROUNDING:
         return because(FALSEHOOD, f"{where} states cost {stated[0]}, but {charge} (Q16: a stated cost may be at most "
                                   f"{COST_ROUNDING} below the charge).")
+    if bands and not any(low <= float(stated[1]) <= high for _, low, high in bands):
+        can = "; ".join(f"{what} {low:g}-{high:g}" for what, low, high in bands)
+        return because(FALSEHOOD, f"{where} states cost {stated[0]}, but {charge}, which no reading of the cost "
+                                  f"reaches (Q16: a stated cost must be one the leg can have: {can}).")
     return None
+
+
+def cost_bands(km: float, people: int, mode: str, per: str | None = None) -> list[tuple[str, float, float]]:
+    """``(what, lowest, highest)`` of every cost a ground leg of ``km`` can state: its mode's charge (at most
+    ``COST_ROUNDING`` below it, at most what the distance tolerance's longest reading charges above it), for
+    one vehicle, for the party's, per person when the string says so, and for each person of the party (the
+    charge read as a person's); a self-driving leg's cost may also be the taxi fare (as two gold plans state it)."""
+    bands: list[tuple[str, float, float]] = []
+    for fare in (mode, "taxi") if mode == "self-driving" else (mode,):
+        if fare not in FARE_PER_KM:
+            continue
+        charge = int(km * FARE_PER_KM[fare])
+        highest = max(charge, int(km * (1 + DISTANCE_TOLERANCE) * FARE_PER_KM[fare]))
+        name = "a car" if fare == "self-driving" else "a taxi"
+        bands.append((name, charge - COST_ROUNDING, highest))
+        count = vehicles(people, SEATS[fare])
+        if count > 1:
+            bands.append((f"{count} {name[2:]}s", count * charge - COST_ROUNDING, count * highest))
+        if per == "person" and count > 0 and people > 0:
+            bands.append((f"{name[2:]}s per person", count * charge / people - COST_ROUNDING,
+                          count * highest / people))
+        if people > count:  # the charge read as each person's (a GPT-4 plan states 124 for a 31 drive of 4 people)
+            bands.append((f"{name[2:]} each for {people}", people * charge - COST_ROUNDING, people * highest))
+    return bands
+
+
+def _flight_bands(price: float, seats: int) -> list[tuple[str, float, float]]:
+    """The costs a flight can state: a seat's price, the party's seats, per person; each give or take the rounding."""
+    bands = [("a seat", price - COST_ROUNDING, price + COST_ROUNDING)]
+    if seats > 1:
+        bands.append((f"{seats} seats", seats * price - COST_ROUNDING, seats * price + COST_ROUNDING))
+    return bands

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import unicodedata
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 from ..query import Query
@@ -125,12 +126,18 @@ class Trip:
         return text if self.mode.exact_repeats else self.memo.parse(normalised, text)
 
     def row(self, table: str, text: Any, unit: Any = None) -> tuple[str, str, str] | None:
-        """The database row a place item names, as (table, name, city), unless Q11 is open or none matches:
-        ``X, City``, ``X, City(S1)`` and ``X , City`` all name ``X`` in ``City``."""
+        """The database place an item names, as (table, name, city), unless Q11 is open or none matches:
+        ``X, City``, ``X, City(S1)`` and ``X , City`` all name ``X`` in ``City``. A restaurant or sight is one
+        place under each of its database spellings (letters and digits alike: "AB's - Absolute Barbecues"
+        and "AB's Absolute Barbecues" in Miami are two rows of one restaurant); listings keep their names
+        (hosts reuse titles for different homes)."""
         if self.mode.same_place_by_text:
             return None
         rows = self.places(table, text, unit)
-        return (table, rows[0].name.strip(), rows[0].city) if rows else None
+        if not rows:
+            return None
+        name = rows[0].name.strip()
+        return (table, name if table == "accommodations" else spelling(name), rows[0].city)
 
     def filled(self, value: Any) -> bool:
         """Whether a field holds something to check: upstream's truthy-and-not-``-``; strict also takes
@@ -167,6 +174,13 @@ class Trip:
 def filled(value: Any) -> bool:
     """Upstream's guard before reading a field: truthy and not ``-``."""
     return bool(value) and value != "-"
+
+
+@lru_cache(maxsize=65536)
+def spelling(name: str) -> str:
+    """A name's letters and digits, case folded: two database rows of one place under other punctuation or
+    spacing have the same."""
+    return "".join(c for c in name.casefold() if c.isalnum())
 
 
 def normalised(text: str) -> str:

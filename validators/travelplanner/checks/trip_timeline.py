@@ -10,6 +10,13 @@ night nobody spent there (no gold plan needs one; the trip's first day starts at
 transport the database cannot time (no row, not a canonical string, several modes) is left to Within
 Sandbox, and the next day starts afresh. Items in a city the day cannot reach (another rule's failure: Q1,
 Q12, Q20) are not timed, so each rule names its own failure.
+
+A ground leg is travelled as often as the plan states and pays for it: once on a travel day, there and
+back on a stay day's day trip. An extra traversal a day's items need (breakfast in the arrival city, dinner
+back in the departure city, the night in the arrival city: the leg three times) is a leg the plan neither
+states nor pays, and fails the day. One tolerance, from the gold plans: a self-driving leg of at most
+``SHUTTLE_MINUTES`` may be driven back and forth once more (train rows 8 and 11, day 3: lunch in the
+arrival city, a sight and dinner back in the departure city, on a 4 h 09 and a 3 h 42 drive).
 """
 
 from __future__ import annotations
@@ -21,7 +28,9 @@ from ..reading import FLIGHT
 from ..text import clock_minutes, duration_minutes, modes_named
 from .categories import CONVENTION, IMPOSSIBLE, Reason, because
 from .conventions import Bounds
+from .sight_moves import hop_table
 from .timeline import (
+    EXACT_SIGHTS,
     Day,
     Item,
     Move,
@@ -30,12 +39,17 @@ from .timeline import (
     conflict,
     end_of_day,
     one_city,
+    routed,
     solve,
     too_many,
     two_cities,
 )
 from .trip import Trip
 from .whereabouts import day_trip
+
+SHUTTLE_MINUTES = 250  # the longest self-driving leg a day may drive back and forth once more than stated (4 h 10)
+STATED_LEGS = 1  # a travel day's transport states its leg once
+DAY_TRIP_LEGS = 2  # there and back
 
 
 @dataclass(frozen=True)
@@ -67,13 +81,27 @@ def timeline_failure(trip: Trip) -> Reason | None:
             ended = 0
             continue
         if end is None:
-            timed = trip_timeline(trip)[-1]  # again, with the schedules the reason names
+            timed = trip_timeline(trip, schedules=False)[-1]  # again, with the days the reason names
             category = IMPOSSIBLE
             if timed.day is not None and end_of_day(timed.day._replace(bounds=bounds.relaxed())) is not None:
                 category = CONVENTION
             return because(category, f"day {timed.number} (Q19): {timed.failure or 'no order fits its items'}")
-        ended = max(end - 1440, 0)  # the night is spent at the day's accommodation: nothing leaves before 00:00
+        ended = next_start(end)
     return None
+
+
+def next_start(end: int) -> int:
+    """When the next day may start after a day over at ``end``: its 00:00, or later when the day ran past
+    midnight (the night is spent at the day's accommodation: nothing leaves before 00:00)."""
+    return max(end - 1440, 0)
+
+
+def day_end(trip: Trip, i: int, unit: Any, ended: int) -> int | None | str:
+    """When day ``i`` (a day dict) is over at the earliest, free from ``ended``: None when no schedule fits,
+    the reason when the day is not timed. The clock the check keeps, one day at a time (the solver builds its
+    model's timeline from it)."""
+    day = _day(trip, i, unit, ended, trip.mode.conventions.bounds)
+    return day if isinstance(day, str) else end_of_day(day)
 
 
 UNTIMED = -(1 << 40)
@@ -89,9 +117,17 @@ def _quick_end(trip: Trip, i: int, unit: Any, ended: int, b: Bounds) -> Any:
     if "from" not in text:
         city = trip.city(text)
         meals, sights = _fields(trip, unit, city, city)
-        if sights is None:
+        if sights is None:  # a day trip: the whole day is built
             return NotImplemented
-        return None if too_many(sights[0], b) else one_city(ended, meals[0], sights[0], b)
+        if sights[0] <= 1:
+            return one_city(ended, meals[0], sights[0], b)
+        if too_many(sights[0], b):
+            return None
+        points = _points(trip, unit) if sights[0] <= EXACT_SIGHTS else None
+        if points is None:  # a place the database lacks, or a day past the exact search: the whole day is built
+            return NotImplemented
+        return routed(ended, city, city, tuple((meal, city) for meal in meals[0]), ((city, hop_table(points)),), (),
+                      len(meals[0]) + sights[0] + 2, b)  # ``timeline.shape`` of the day, read from its fields
     origin, destination = trip.route(text)
     move = _transport(trip, i, unit.get("transportation"), origin, destination)
     if move is None:
@@ -99,6 +135,8 @@ def _quick_end(trip: Trip, i: int, unit: Any, ended: int, b: Bounds) -> Any:
     meals, sights = _fields(trip, unit, origin, destination)
     if sights is None or too_many(sights[0] + sights[1], b):
         return None if sights is not None else NotImplemented
+    if sights[0] > 1 or sights[1] > 1:
+        return NotImplemented
     if move.departs is not None:
         before = one_city(ended, meals[0], sights[0], b)
         if before is None or before > move.departs - b.boarding:
@@ -107,7 +145,7 @@ def _quick_end(trip: Trip, i: int, unit: Any, ended: int, b: Bounds) -> Any:
     back = _ground_minutes(trip, destination, origin)
     in_b = tuple((meal, True) for meal in meals[1]) + tuple((meal, False) for meal in meals[0])
     return two_cities(ended, in_b, sights[0], sights[1], move.minutes, move.minutes if back is None else back,
-                       origin == destination, True, b)
+                      origin == destination, True, b, _legs(move))
 
 
 
@@ -139,8 +177,9 @@ def _fields(trip: Trip, unit: dict, first: str, second: str) -> tuple[tuple, tup
     return (tuple(meals[0]), tuple(meals[1])), tuple(counts)
 
 
-def trip_timeline(trip: Trip) -> list[TimedDay]:
-    """Every day's timeline with the schedule found, up to and including the first day none fits."""
+def trip_timeline(trip: Trip, schedules: bool = True) -> list[TimedDay]:
+    """Every day's timeline with the schedule found (``schedules``; else only the days' verdicts), up to and
+    including the first day none fits."""
     out: list[TimedDay] = []
     ended, bounds = 0, trip.mode.conventions.bounds
     for i, unit in enumerate(trip.days):
@@ -149,14 +188,13 @@ def trip_timeline(trip: Trip) -> list[TimedDay]:
             out.append(TimedDay(i + 1, None, None, None, day))
             ended = 0
             continue
-        schedule = solve(day)
-        end = None if schedule is None else schedule.end
+        end = end_of_day(day)
         if end is None:
             day = day._replace(since=_since(out))
             out.append(TimedDay(i + 1, day, None, conflict(day)))
             return out
-        out.append(TimedDay(i + 1, day, schedule, None))
-        ended = max(end - 1440, 0)  # the night is spent at the day's accommodation: nothing leaves before 00:00
+        out.append(TimedDay(i + 1, day, solve(day) if schedules else None, None))
+        ended = next_start(end)
     return out
 
 
@@ -165,9 +203,10 @@ def _since(before: list[TimedDay]) -> str:
     if not before:
         return "the trip starts"
     last = before[-1]
-    if last.day is None or last.schedule is None:
+    schedule = last.schedule if last.schedule is not None or last.day is None else solve(last.day)
+    if last.day is None or schedule is None:
         return f"day {last.number} is not timed"
-    steps, end = last.schedule.steps, last.schedule.end - 1440
+    steps, end = schedule.steps, schedule.end - 1440
     if not steps:
         return f"day {last.number} is over"
     step = steps[-1]
@@ -189,18 +228,27 @@ def _day(trip: Trip, i: int, unit: Any, ended: int, b: Bounds) -> Day | str:
         if move is None:
             return "its transport has no row the database times (Within Sandbox judges it)"
         if move.departs is not None:
-            return Day(i + 1, ended, "", origin, destination, _within(items, (origin, destination)), (move,), b)
-        back = _ground_minutes(trip, destination, origin)  # a drive or taxi may go back and forth (gold plans do)
+            return Day(i + 1, ended, "", origin, destination, _within(items, (origin, destination)), (move,),
+                       bounds=b)
+        back = _ground_minutes(trip, destination, origin)  # the way back, when the plan may drive it (_legs)
         moves = (move, Move(move.label, destination, origin, move.minutes if back is None else back))
-        return Day(i + 1, ended, "", origin, destination, _within(items, (origin, destination)), moves, b)
+        return Day(i + 1, ended, "", origin, destination, _within(items, (origin, destination)), moves, _legs(move), b)
     city = trip.city(text)
     away = [it.city for it in items if it.city != city and it.kind == "attraction"]
     trip_to = day_trip(trip, city, list(dict.fromkeys(away))) if away else None
     if trip_to is None:
-        return Day(i + 1, ended, "", city, city, _within(items, (city,)), (), b)
+        return Day(i + 1, ended, "", city, city, _within(items, (city,)), (), bounds=b)
     there, going, coming = trip_to
     moves = (Move("a day trip", city, there, going), Move("a day trip", there, city, coming))
-    return Day(i + 1, ended, "", city, city, _within(items, (city, there)), moves, b)
+    return Day(i + 1, ended, "", city, city, _within(items, (city, there)), moves, DAY_TRIP_LEGS, b)
+
+
+def _legs(move: Move) -> int:
+    """How often a travel day may drive or ride its ground leg: as often as the plan states it (once), or
+    there and back once more by car on a leg the gold plans drive so (``SHUTTLE_MINUTES``)."""
+    if move.label == "self-driving" and move.minutes <= SHUTTLE_MINUTES:
+        return STATED_LEGS + 2
+    return STATED_LEGS
 
 
 def _within(items: list[Item], cities: tuple[str, ...]) -> tuple[Item, ...]:
@@ -216,10 +264,30 @@ def _items(trip: Trip, unit: dict) -> list[Item]:
         if value.__class__ is not str or value in ("", "-") or not trip.filled(value):
             continue
         if key == "attraction":
-            items += [_item(Item, (key, text, trip.item_city(text, unit))) for text in trip.items(value)]
+            items += [_item(Item, (key, text, trip.item_city(text, unit), _place(trip, text, unit)))
+                      for text in trip.items(value)]
         else:
-            items.append(_item(Item, (key, value, trip.item_city(value, unit))))
+            items.append(_item(Item, (key, value, trip.item_city(value, unit), None)))
     return items
+
+
+def _points(trip: Trip, unit: dict) -> tuple[tuple[float, float], ...] | None:
+    """The places of a day's sights in the plan's order (None when the database lacks one)."""
+    points = tuple(_place(trip, text, unit) for text in trip.items(unit["attraction"]))
+    return None if None in points else points  # type: ignore[return-value]
+
+
+def _place(trip: Trip, text: str, unit: Any = None) -> tuple[float, float] | None:
+    """A sight's (latitude, longitude): its first database row's (None when no row matches)."""
+    rows = trip.places("attractions", text, unit)
+    if not rows:
+        return None
+    row = rows[0]
+    try:
+        point = (float(row.latitude), float(row.longitude))
+    except (TypeError, ValueError):
+        return None
+    return point if all(abs(v) <= 180 for v in point) else None
 
 
 FIELDS = ("breakfast", "attraction", "lunch", "dinner")

@@ -168,6 +168,10 @@ class Sandbox:
     def first_flight(self, number: str) -> Flight | None:
         return self._first_flight.get(number)
 
+    def flight_at(self, index: int) -> Flight:
+        """The flights table's row ``index`` (0-based, file order): what the query synthesizer samples."""
+        return self.flight_rows[index]
+
     def flights(self, origin: str, destination: str, date: str) -> list[Flight]:
         return list(self._by_route_date.get((origin, destination, date), ()))
 

@@ -194,6 +194,13 @@ class SqliteStore:
         rows = self._rows("flights", "SELECT * FROM flights WHERE flight_number = ? ORDER BY rowid LIMIT 1", (number,))
         return rows[0] if rows else None
 
+    def flight_at(self, index: int) -> Flight:
+        """The flights table's row ``index`` (0-based, file order): what the query synthesizer samples."""
+        rows = self._rows("flights", "SELECT * FROM flights WHERE rowid = ?", (index + 1,))
+        if not rows:
+            raise IndexError(f"no flight row {index}")
+        return rows[0]
+
     def flights(self, origin: str, destination: str, date: str) -> list[Flight]:
         return self._rows("flights", "SELECT * FROM flights WHERE origin = ? AND destination = ? AND flight_date = ? "
                                      "ORDER BY rowid", (origin, destination, date))
