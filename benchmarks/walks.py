@@ -164,14 +164,23 @@ def trl_walk() -> Callable[[], Any]:
 
 def serve_walk() -> Callable[[], Any]:
     """(c) One ``POST /get_reward`` of OpenRLHF's batch format (8 samples) through the service every front
-    shares (``serve/routes.Service.handle``), scored in-process (``workers: 0``) on its scoring thread."""
+    shares (``serve/routes.Service.handle``), scored in-process (``workers: 0``: the scoring process's ``Worker``
+    on a thread of this one, ``serve/pool.InlinePool``)."""
+    import functools
+
+    from planshape.shaping.facade import MAX_TURNS
+    from planshape.shaping.serve.pool import InlinePool
     from planshape.shaping.serve.routes import Call, Service
-    from planshape.shaping.serve.startup import serve_shaper
+    from planshape.shaping.serve.startup import serve_shaper, worker_settings
+    from planshape.shaping.serve.worker import worker_factory
 
     rows = _rollouts()
     body = json.dumps({"query": ["PROMPT " + r["text"] for r in rows], "prompts": ["PROMPT "] * len(rows),
                        "labels": [json.dumps(r["query"]) for r in rows], "step": 120}).encode()
-    service = Service(serve_shaper(SETTINGS, 0))
+    shaper = serve_shaper(SETTINGS, 0)
+    pool = InlinePool(functools.partial(worker_factory, worker_settings(shaper, True), MAX_TURNS))
+    asyncio.run(pool.start())
+    service = Service(shaper, pool)
 
     async def read_body(limit: int) -> bytes:
         return body
