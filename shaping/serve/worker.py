@@ -30,7 +30,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..components import ERROR, NO_ANSWER
-from ..facade import SampleScore, Shaper, ShapingConfig
+from ..facade import SampleScore, Shaper, ShapingConfig, read_query
 from .codec import dumps, parse_json
 from .pool import encode_job
 from .verdicts import ServedLog, without_log
@@ -45,7 +45,7 @@ class Worker:
 
     def __init__(self, settings: dict[str, Any], max_turns: int | None = None, max_samples: int = 4096):
         self.shaper = Shaper(ShapingConfig.model_validate(without_log(settings)))
-        self.shaper.scorer  # noqa: B018 - open the store now: a bad database fails the pool's start
+        self.shaper.scorer.store  # noqa: B018 - open the store now: a bad database fails the pool's start
         self.log = ServedLog(settings.get("log_dir"), self.shaper)
         self.max_turns = max_turns
         self.max_samples = max_samples
@@ -65,7 +65,7 @@ class Worker:
     def score(self, text: Any, label: Any, step: int) -> SampleScore:
         """The facade's score of one output; a label that is not a query scores ``error`` with the reason."""
         try:
-            query = Shaper.read_query(label)
+            query = read_query(label)
         except (ValueError, TypeError) as exc:
             return self._unscored(step, ERROR, f"the label is not a TravelPlanner query: {exc}"[:300])
         score = self.shaper.score(text, query, step)
