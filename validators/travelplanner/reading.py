@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cached_property, lru_cache
 
 MAX_TEXT = 600  # no honest transport string is this long (the canonical ones are under 200 characters)
 FLIGHT, DRIVE, TAXI = "flight", "self-driving", "taxi"
@@ -471,9 +471,9 @@ class PlaceText:
     numbers: tuple[tuple[str, float], ...] = ()
     unread: tuple[str, ...] = ()
 
-    @property
+    @cached_property
     def plain(self) -> bool:
-        """A name and a city (or none), and nothing after them."""
+        """A name and a city (or none), and nothing after them (asked of every item by several checks: once)."""
         return (self.state is None and self.cost is None and not self.unread and not self.cuisines
                 and self.room_type is None and not self.house_rules and not self.allows and not self.numbers)
 

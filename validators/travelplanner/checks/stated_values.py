@@ -18,6 +18,9 @@ take the rounding; a self-driving leg may also state the taxi fare (two gold pla
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from functools import lru_cache
+
 from ..reading import FLIGHT, TransportText, minutes
 from ..store.sandbox import Flight, ground_cost, vehicles
 from ..text import before_parenthesis, clock_minutes, distance_km, duration_minutes
@@ -65,19 +68,20 @@ def transport_failure(trip: Trip, i: int, unit: dict, value: str) -> Reason | No
     if origin is None or destination is None:
         return because(UNMET, f"{where} names no leg, and the day names none: where it goes is not stated.")
     mode = read.mode or ""
+    origin, destination = trip.city(origin), trip.city(destination)
     if mode == FLIGHT:
         number = read.value("flight_number")
         if number is None:
             return because(UNMET, f"{where} is a flight without its number: which flight is not stated.")
-        row = trip.store.flight_on_route(str(number), trip.city(origin), trip.city(destination), trip.flight_date(i))
+        row = trip.store.flight_on_route(str(number), origin, destination, trip.flight_date(i))
         if row is None:
             return because(FALSEHOOD, f"The flight number in day {i + 1} is invalid in the sandbox.")
         return None if trip.mode.unchecked_stated_values else _flight_values(trip, i, read, row, where)
-    if ground_cost(trip.store, trip.city(origin), trip.city(destination), mode) is None:
+    if ground_cost(trip.store, origin, destination, mode) is None:
         return because(FALSEHOOD, f"The {mode} in day {i + 1} is invalid in the sandbox.")
     if trip.mode.unchecked_stated_values:
         return None  # Q16 open: the values a string states are not read
-    return _ground_values(trip, i, read, trip.city(origin), trip.city(destination), where)
+    return _ground_values(trip, i, read, origin, destination, where)
 
 
 def stated_value_failure(trip: Trip, i: int, value: str) -> Reason | None:
@@ -116,9 +120,11 @@ def _legs(read: TransportText) -> str:
 
 def _stated(read: TransportText, key: str) -> tuple[str, float | str | None] | None:
     """``(as written, value)`` of a stated field; the value None when it is not of its kind (``15:4⁰``)."""
-    if key in read.values:
-        stated = read.values[key]
+    stated = read.values.get(key)
+    if stated is not None:
         return stated.text, stated.value
+    if not read.wrong:  # most strings: nothing mislabelled (each string is asked up to eight fields)
+        return None
     wrong = next((text for k, text in read.wrong if k == key), None)
     return None if wrong is None else (wrong, None)
 
@@ -180,7 +186,7 @@ def _ground_values(trip: Trip, i: int, read: TransportText, origin: str, destina
     vehicle = "car" if mode == "self-driving" else "taxi"
     fleet = vehicles(trip.query.people_number, 5 if vehicle == "car" else 4)
     km = distance_km(leg.distance)
-    bands = cost_bands(km, trip.query.people_number, mode, read.per) if km is not None else None
+    bands = _cost_bands(km, trip.query.people_number, mode, read.per) if km is not None else None
     return _cost(read, charged, fleet, trip.query.people_number, where,
                  f"{origin} to {destination} is charged {charged} a {vehicle}", bands)
 
@@ -194,7 +200,7 @@ def _date(trip: Trip, i: int, read: TransportText, where: str) -> Reason | None:
 
 
 def _cost(read: TransportText, unit_cost: float, units: int, people: int, where: str, charge: str,
-          bands: list[tuple[str, float, float]] | None = None) -> Reason | None:
+          bands: Sequence[tuple[str, float, float]] | None = None) -> Reason | None:
     """A stated cost may be at most ``COST_ROUNDING`` below the charge it can mean: one car, taxi or seat
     (``unit_cost``), the party's ``units`` of them, or per person when the string says so; and above, it must
     fall in one of ``bands`` (``cost_bands``: the costs the leg can have)."""
@@ -234,6 +240,12 @@ def cost_bands(km: float, people: int, mode: str, per: str | None = None) -> lis
         if people > count:  # the charge read as each person's (a GPT-4 plan states 124 for a 31 drive of 4 people)
             bands.append((f"{name[2:]} each for {people}", people * charge - COST_ROUNDING, people * highest))
     return bands
+
+
+@lru_cache(maxsize=4096)
+def _cost_bands(km: float, people: int, mode: str, per: str | None) -> tuple[tuple[str, float, float], ...]:
+    """``cost_bands``, once per leg and party (a batch's plans travel the same legs)."""
+    return tuple(cost_bands(km, people, mode, per))
 
 
 def _flight_bands(price: float, seats: int) -> list[tuple[str, float, float]]:
