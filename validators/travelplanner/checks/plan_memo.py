@@ -100,13 +100,15 @@ class PlanMemo:
 
     def place(self, text: Any) -> PlaceText | None:
         """Strict's reading of a place item (``reading.read_place``), once per text."""
-        try:
-            return self._places[text]
-        except (KeyError, TypeError):
+        try:  # ``get``: most calls are a text's first (a raised and caught KeyError costs several lookups' time)
+            read: Any = self._places.get(text, _MISSING)  # None is a reading: "not one line of text"
+        except TypeError:  # unhashable: the reader decides
+            return self._place(text)
+        if read is _MISSING:
             read = self._place(text)
             if type(text) is str:
                 self._places[text] = read
-            return read
+        return read
 
     def named(self, table: str, name: str, city: str) -> list:
         """Rows of ``table`` in ``city`` whose name is ``name``, spacing aside (one list per question); failing
@@ -114,10 +116,9 @@ class PlanMemo:
         leading "The" (``Buffalo Zoo`` is ``The Buffalo Zoo``), or whose name is ``name, city`` (the database's
         ``The Museum of Fine Arts, Houston``)."""
         key = (table, name, city)
-        try:
-            return self._named[key]
-        except KeyError:
-            pass
+        rows = self._named.get(key)  # most questions are asked once: no KeyError raised and caught
+        if rows is not None:
+            return rows
         rows = self.store.places(table, name, city, exact=True)  # the reader's names are spaced as the keys
         if not rows:
             rows = self.store.places(table, name_key(f"{name}, {city}"), city, exact=True) or \
@@ -143,6 +144,7 @@ class PlanMemo:
         return rows
 
 
+_MISSING = object()
 Bound = tuple[Mapping[str, str], frozenset[str], Callable[[Any], "PlaceText | None"]]
 _READERS: dict[int, Bound] = {}
 
@@ -190,15 +192,12 @@ def city_set(city_state: Mapping[str, str]) -> frozenset[str]:
 
 
 def _cached(cache: dict, parser: Callable[[Any], Any], text: Any) -> Any:
-    try:
-        return cache[text]
-    except KeyError:
-        value = parser(text)
-        if type(text) is str:
-            cache[text] = value
-        return value
-    except TypeError:  # unhashable (a JSON list or object): the parser decides, and raises
-        return parser(text)
+    """``parser(text)`` after a miss in ``cache``, kept when ``text`` is text (an unhashable value, a JSON list or
+    object, is the parser's to decide, and raise)."""
+    value = parser(text)
+    if type(text) is str:
+        cache[text] = value
+    return value
 
 
 def _items_q2(text: str) -> list[str]:
