@@ -48,10 +48,11 @@ class PlanMemo:
         cache = self._caches.get(parser)
         if cache is None:
             cache = self._caches[parser] = {}
-        try:  # a hit, answered without a further call (the checks ask several parsers per item)
-            return cache[text]
-        except (KeyError, TypeError):
-            return _cached(cache, parser, text)
+        try:  # ``get``: a third of the calls are a text's first (a raised KeyError would cost more than the lookup)
+            hit = cache.get(text, _MISSING)
+        except TypeError:  # unhashable: the parser decides, and raises
+            return parser(text)
+        return _cached(cache, parser, text) if hit is _MISSING else hit
 
     def name_city(self, text: Any) -> tuple[str, str]:
         try:  # the checks' most frequent question: answered without a further call
@@ -61,9 +62,10 @@ class PlanMemo:
 
     def from_to(self, text: Any) -> tuple[str, str] | tuple[None, None]:
         try:
-            return self._from_to[text]
-        except (KeyError, TypeError):
-            return _cached(self._from_to, extract_from_to, text)
+            hit = self._from_to.get(text)  # never None: a pair
+        except TypeError:
+            hit = None
+        return _cached(self._from_to, extract_from_to, text) if hit is None else hit
 
     def city(self, text: Any, strip: bool | str) -> str:
         """``before_parenthesis(text)``, stripped when ``strip`` (strict mode, Q10); ``strip="read"`` (strict's
