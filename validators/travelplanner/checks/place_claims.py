@@ -65,10 +65,26 @@ def _second_place(trip: Trip, read: PlaceText, unit: Any) -> str | None:
         for table in TABLES:
             for row in trip.store.in_city(table, city):
                 name = row.name.strip()
-                if len(name) >= 4 and name.lower() != read.name.lower() and re.search(
-                        rf"(?<!\w){re.escape(name.lower())}(?!\w)", words):
+                if len(name) >= 4 and name.lower() != read.name.lower() and _whole(name.lower(), words):
                     return name
     return None
+
+
+def _whole(needle: str, text: str) -> bool:
+    """``needle`` occurs in ``text`` as whole words: neither side touches a word character (``re``'s ``\\w``:
+    a letter, digit or underscore). A scan, not a pattern per name: a city's hundreds of names would each compile
+    one (``re`` keeps 512), a cost every plan with a remark paid again."""
+    start = text.find(needle)
+    while start >= 0:
+        end = start + len(needle)
+        if (start == 0 or not _word(text[start - 1])) and (end == len(text) or not _word(text[end])):
+            return True
+        start = text.find(needle, start + 1)
+    return False
+
+
+def _word(char: str) -> bool:
+    return char.isalnum() or char == "_"
 
 
 ROW_NUMBERS = {("accommodations", "minimum_nights"): "minimum_nights",
