@@ -8,8 +8,11 @@ starts it: for a job handed in advance, when the result before it comes back. On
 ``PREFETCH_BYTES`` is handed in advance: the pipe holds it whole, so the loop never blocks writing to a worker
 that is itself writing a long result (a larger job waits for an idle worker, which is reading).
 
+A job may score a run of samples one after another (``samples``: a batch's share of one worker, so that a worker
+goes from one sample to the next without a round trip to the front): its budget is that many times the budget.
+
 The guarantees are the facade's pool's (``scoring_pool``), kept without a thread between the loop and the pipes:
-past the budget a worker is killed and its job fails ``timeout`` (one watchdog timer checks every busy worker's
+past its budget a worker is killed and its job fails ``timeout`` (one watchdog timer checks every busy worker's
 job a few times a second, rather than a timer per job); a worker that dies fails only the job it was
 running (``crash``, with the signal) and is replaced; a job handed in advance that it had not started goes back
 to the head of the queue, as does one handed to a worker found dead while idle; every job gets exactly one
@@ -50,12 +53,13 @@ def encode_job(*job: Any) -> bytes:
 
 
 class _Held:
-    """A job handed to a worker: the job as sent, its future, and when the worker started it (0: not yet)."""
+    """A job handed to a worker: the job as sent, its future, its budget (None: none), and when the worker started
+    it (0: not yet)."""
 
-    __slots__ = ("message", "future", "start")
+    __slots__ = ("message", "future", "budget", "start")
 
-    def __init__(self, message: bytes, future: asyncio.Future):
-        self.message, self.future = message, future
+    def __init__(self, message: bytes, future: asyncio.Future, budget: float | None):
+        self.message, self.future, self.budget = message, future, budget
         self.start = 0.0
 
     def took(self) -> float:
@@ -85,7 +89,7 @@ class AsyncPool:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._workers: list[WorkerProcess] = []
         self._held: dict[WorkerProcess, deque[_Held]] = {}
-        self._queue: deque[tuple[bytes, asyncio.Future]] = deque()
+        self._queue: deque[tuple[bytes, asyncio.Future, float | None]] = deque()
         self._failed_starts = 0
         self._started: asyncio.Future | None = None
         self._watchdog: asyncio.TimerHandle | None = None
@@ -127,12 +131,14 @@ class AsyncPool:
         """The job's result, or ``Failed`` (``timeout``, ``crash``, or ``error`` when the pool is broken)."""
         return await self.submit(*job)
 
-    def submit(self, *job: Any) -> asyncio.Future:
-        """The job queued: a future of what ``run`` returns (a batch's samples gathered without a task each)."""
-        return self.submit_encoded(encode_job(*job))
+    def submit(self, *job: Any, samples: int = 1) -> asyncio.Future:
+        """The job queued: a future of what ``run`` returns (a batch's samples gathered without a task each);
+        ``samples``: how many the job scores one after another (its budget is that many budgets)."""
+        return self.submit_encoded(encode_job(*job), samples)
 
-    def submit_encoded(self, message: bytes) -> asyncio.Future:
+    def submit_encoded(self, message: bytes, samples: int = 1) -> asyncio.Future:
         """``submit`` of a job already encoded (``encode_job``)."""
+        budget = None if self.budget_s is None else self.budget_s * max(1, samples)
         loop = self._loop or asyncio.get_running_loop()
         future = loop.create_future()
         if self._closed or self._loop is None:
@@ -140,7 +146,7 @@ class AsyncPool:
         elif self.last_error and not self._workers:
             future.set_result(Failed(ERROR, f"scoring failed: {self.last_error}", 0.0))
         else:
-            self._queue.append((message, future))
+            self._queue.append((message, future, budget))
             self._dispatch()
         return future
 
@@ -175,30 +181,30 @@ class AsyncPool:
                 if len(held) != depth or not worker.ready:
                     continue
                 while queue:
-                    message, future = queue.popleft()
-                    if not future.done():  # else its request went away while it waited
+                    job = queue.popleft()
+                    if not job[1].done():  # else its request went away while it waited
                         break
                 else:
                     return
-                if depth and len(message) > PREFETCH_BYTES:  # it waits, first in line, for an idle worker
-                    queue.appendleft((message, future))
+                if depth and len(job[0]) > PREFETCH_BYTES:  # it waits, first in line, for an idle worker
+                    queue.appendleft(job)
                     return
                 try:
-                    worker.conn.send_bytes(message)
+                    worker.conn.send_bytes(job[0])
                 except OSError:  # it died: the job never reached it, so it waits for another worker
-                    queue.appendleft((message, future))
+                    queue.appendleft(job)
                     self._exited(worker)  # changes the workers: their loop ends here
                     return
-                held.append(_Held(message, future))
+                held.append(_Held(*job))
                 if not depth:
                     held[0].start = time.monotonic()
 
     def _watch(self) -> None:
         """Every ``tick_s``: stop each job past its budget."""
-        assert self._loop is not None and self.budget_s is not None
+        assert self._loop is not None
         now = time.monotonic()
         for worker, jobs in list(self._held.items()):
-            if jobs and jobs[0].start and now - jobs[0].start >= self.budget_s:
+            if jobs and jobs[0].start and jobs[0].budget is not None and now - jobs[0].start >= jobs[0].budget:
                 self._expire(worker, jobs[0])
         if not self._closed:
             self._watchdog = self._loop.call_later(self.tick_s, self._watch)
@@ -267,14 +273,14 @@ class AsyncPool:
         jobs = self._held[worker]
         jobs.popleft()
         took = held.took()
-        held.settle(Failed(TIMEOUT, f"scoring stopped after {took:.3g} s (budget {self.budget_s:g} s)", took))
+        held.settle(Failed(TIMEOUT, f"scoring stopped after {took:.3g} s (budget {held.budget:g} s)", took))
         self._replace(worker)
 
     def _replace(self, worker: WorkerProcess) -> None:
         """Stop ``worker`` (jobs it was handed and had not started go back to the head of the queue), start
         another."""
         for held in reversed(self._held.get(worker) or ()):
-            self._queue.appendleft((held.message, held.future))
+            self._queue.appendleft((held.message, held.future, held.budget))
         self._forget(worker, kill=True)
         if not self._closed:
             self._spawn()
@@ -293,7 +299,7 @@ class AsyncPool:
         for each in list(self._workers):
             self._forget(each, kill=True)
         while self._queue:
-            _, future = self._queue.popleft()
+            future = self._queue.popleft()[1]
             if not future.done():
                 future.set_result(failed)
 
@@ -309,7 +315,7 @@ class AsyncPool:
                 held.settle(stopped)
             self._forget(worker, kill=bool(jobs) or not worker.ready)
         while self._queue:
-            _, future = self._queue.popleft()
+            future = self._queue.popleft()[1]
             if not future.done():
                 future.set_result(stopped)
 
@@ -329,10 +335,10 @@ class InlinePool:
     async def start(self) -> None:
         self._handler = await asyncio.to_thread(self.factory)
 
-    def submit(self, *job: Any) -> asyncio.Future:
+    def submit(self, *job: Any, samples: int = 1) -> asyncio.Future:
         return asyncio.ensure_future(self.run(*job))
 
-    def submit_encoded(self, message: bytes) -> asyncio.Future:
+    def submit_encoded(self, message: bytes, samples: int = 1) -> asyncio.Future:
         return self.submit(*pickle.loads(message)[1])
 
     async def run(self, *job: Any) -> Any:
