@@ -190,11 +190,11 @@ class Service:
     async def _score_runs(self, samples: list[tuple[Any, Any, int]]) -> list[Any]:
         """Each sample's result (a ``sample`` job's): the samples in as many runs as there are workers, each run a
         ``samples`` job, so a worker goes from one sample to the next without a round trip to the front. A run
-        whose process died or ran past the run's budget is scored again one sample a job, so that only the
-        sample that killed or stalled it fails, as it would alone."""
+        whose process died, or was stopped with a sample stuck past its budget, is scored again one sample a job,
+        so that only the sample that killed or stalled it fails, as it would alone."""
         size = -(-len(samples) // max(1, self.pool.size))
         runs = [samples[i:i + size] for i in range(0, len(samples), size)]
-        results = await asyncio.gather(*[self.pool.submit("samples", run, samples=len(run)) for run in runs])
+        results = await asyncio.gather(*[self.pool.submit("samples", run) for run in runs])
         again = [run for run, result in zip(runs, results, strict=True) if isinstance(result, Failed)]
         alone = iter(await asyncio.gather(*[self.pool.submit("sample", *sample) for run in again for sample in run]))
         return [row for run, result in zip(runs, results, strict=True)

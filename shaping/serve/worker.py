@@ -22,10 +22,11 @@ plain tuple and so is its result, so little crosses the process boundary:
 
 A request body crosses to the worker as the bytes that arrived: the front decodes no JSON. A run of samples
 (``samples``) spares each sample a round trip to the front: each sample has its own budget here
-(``budget_s``, the pool's: a sample past it scores ``timeout`` as in process, and the run goes on), and the pool
-stops the process only past the run's budget (a sample stuck in C code); then the front scores each sample of
-that run on its own, as a ``sample`` job, so only the stuck one fails. A run's verdict records are written
-when the whole run is scored, so a run scored again after a kill is logged once. ``step`` in a body
+(``budget_s``, the pool's: a sample past it scores ``timeout`` as in process, and the run goes on), and its start
+goes to the clock the pool reads (``sample_clock``), so the pool stops the process only when a sample is stuck
+past its budget where no signal reaches it (in one C call); then the front scores each sample of that run on its
+own, as a ``sample`` job, so only the stuck one fails. A run's verdict records are written when the whole run is
+scored, so a run scored again after a kill is logged once. ``step`` in a body
 job is the request's step when the header or server gives one (a body's own ``step`` field wins). The facade's
 own answers, so the scores are the in-process facade's by construction, and every sample reaches the verdict log
 (``log_dir``), the unscored ones (a label that is not a query, a transcript past the turn cap) included.
@@ -33,6 +34,7 @@ own answers, so the scores are the in-process facade's by construction, and ever
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -59,6 +61,7 @@ class Worker:
         self.max_turns = max_turns
         self.max_samples = max_samples
         self.budget_s = budget_s
+        self.sample_clock: Any = None  # the pool's (``pool.Clocked``): when the current sample of a run started
         self._empty_openrlhf = dumps(openrlhf_reply(self.shaper, []))
         self._tools = self.shaper.tools()
         self._handlers: dict[str, Callable[..., tuple[Any, ...]]] = {
@@ -102,6 +105,8 @@ class Worker:
     def _samples(self, samples: list[tuple[Any, Any, int]]) -> tuple[Any, ...]:
         scored = []
         for text, label, step in samples:
+            if self.sample_clock is not None:
+                self.sample_clock.value = time.monotonic()
             outcome = run_with_budget(self._score, (text, label, step), self.budget_s)
             if isinstance(outcome, Failed):  # past its budget, as in process: the run goes on
                 outcome = self.shaper.unscored(step, outcome.kind, outcome.reason, label)
