@@ -1,6 +1,6 @@
-"""A plugin whose check sleeps, hangs past signals, spins or kills its process (by a word in the query text), installed as a
-real entry-point distribution in a temporary folder, and a scorer factory for the pool's workers. Shared by the
-core suite and every adapter suite (each scores through its trainer's own path with it)."""
+"""A plugin whose check sleeps, hangs past signals, spins or kills its process (by a word in the query text),
+installed as a real entry-point distribution in a temporary folder, and a scorer factory for the pool's workers.
+Shared by the core suite and every adapter suite (each scores through its trainer's own path with it)."""
 
 from __future__ import annotations
 
