@@ -30,8 +30,9 @@ The convention that marks a block: an HTML comment on the line right above its f
   OpenRLHF's ``test_openrlhf_docs_blocks.py``), the same way and in the same kind of working directory
   (``tests/docs_blocks.py``).
 - ``serves``: a server that runs until stopped: started here, alive (listening) after its start-up, then stopped.
-- ``long``: the benchmarks (minutes each at their sizes). Not run by any suite: each is a script that prints its
-  ratio against a baseline run in the same process; run them by hand. (``planshape db synth`` is shown with
+- ``long``: the benchmarks (minutes each at their sizes) and the property tests' hunts with fresh draws. Not run by
+  any suite: each benchmark is a script that prints its ratio against a baseline run in the same process; run them
+  by hand. (``planshape db synth`` is shown with
   ``--rows``, small, and runs here.)
 - ``setup``: installs or sets up (``scripts/main.sh``, ``scripts/test.sh``, ``pip install -e``): what CI itself
   runs (``bash .ci/run`` is ``scripts/test.sh``, which runs ``scripts/setup.sh``; this test is part of it).

@@ -128,6 +128,15 @@ def test_reading_is_linear_in_the_text():
 
 # ------------------------------------------------------------------------------ honest variants of the gold plans
 
+OPTIONAL = ("duration", "distance", "Departure", "Arrival", "cost")
+
+
+def _optional_dropped(text: str) -> str:
+    """The comma-separated fields a string may leave out, left out (a string without commas is one field: kept)."""
+    parts = text.split(", ")
+    return text if len(parts) == 1 else ", ".join(p for p in parts if not p.startswith(OPTIONAL))
+
+
 def _variants(text: str) -> dict[str, str]:
     """Honest rewritings of a canonical transport string: the form changes, nothing it states does."""
     out = {
@@ -142,9 +151,7 @@ def _variants(text: str) -> dict[str, str]:
         "dollar cost": re.sub(r"cost: (\d+)", r"cost: $\1", text),
         "seconds": re.sub(r"(\d\d:\d\d)", r"\1:00", text),
         "fields reordered": ", ".join(reversed(text.split(", "))),
-        "optional fields dropped": ", ".join(p for p in text.split(", ") if not p.startswith(("duration", "distance",
-                                                                                                "Departure", "Arrival",
-                                                                                                "cost"))),
+        "optional fields dropped": _optional_dropped(text),
         "leg without a comma": text.replace("Self-driving, from", "Self-driving from").replace("Taxi, from",
                                                                                                   "Taxi from"),
     }
