@@ -21,9 +21,9 @@ the size limit (413), then the format (400), then scoring, which cannot fail a r
 
 The front does as little as it can per sample: it reads HTTP and hands the body, as it came, to a scoring process
 (``worker``), which reads it, scores it and writes the reply; only a batch of several OpenRLHF samples comes back
-to the front split, to be spread over the workers in runs, one a worker. The front decodes JSON only for the NeMo Gym session routes
-and for the reply of a sample whose scoring process died or ran past its budget. No line is logged per request
-unless asked (``log_requests``).
+to the front split, to be spread over the workers in runs, one a worker. The front decodes JSON only for the NeMo
+Gym session routes and for the reply of a sample whose scoring process died or ran past its budget. No line is
+logged per request unless asked (``log_requests``).
 
 The step of a request: its ``step`` field (OpenRLHF and slime bodies; planshape's VERL and TRL clients send
 it), else the ``X-Planshape-Step`` header, else the server's ``--step``.
