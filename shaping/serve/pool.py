@@ -204,21 +204,21 @@ class AsyncPool:
                 if len(held) != depth or not worker.ready:
                     continue
                 while queue:
-                    job = queue.popleft()
-                    if not job[1].done():  # else its request went away while it waited
+                    message, future = queue.popleft()
+                    if not future.done():  # else its request went away while it waited
                         break
                 else:
                     return
-                if depth and len(job[0]) > PREFETCH_BYTES:  # it waits, first in line, for an idle worker
-                    queue.appendleft(job)
+                if depth and len(message) > PREFETCH_BYTES:  # it waits, first in line, for an idle worker
+                    queue.appendleft((message, future))
                     return
                 try:
-                    worker.conn.send_bytes(job[0])
+                    worker.conn.send_bytes(message)
                 except OSError:  # it died: the job never reached it, so it waits for another worker
-                    queue.appendleft(job)
+                    queue.appendleft((message, future))
                     self._exited(worker)  # changes the workers: their loop ends here
                     return
-                held.append(_Held(*job))
+                held.append(_Held(message, future))
                 if not depth:
                     held[0].start = time.monotonic()
 
@@ -328,7 +328,7 @@ class AsyncPool:
         for each in list(self._workers):
             self._forget(each, kill=True)
         while self._queue:
-            future = self._queue.popleft()[1]
+            _, future = self._queue.popleft()
             if not future.done():
                 future.set_result(failed)
 
@@ -344,7 +344,7 @@ class AsyncPool:
                 held.settle(stopped)
             self._forget(worker, kill=bool(jobs) or not worker.ready)
         while self._queue:
-            future = self._queue.popleft()[1]
+            _, future = self._queue.popleft()
             if not future.done():
                 future.set_result(stopped)
 
