@@ -11,9 +11,9 @@ GRPO, and PlanPO at n turns a row against 1) were taken over the same stretch of
 falls on all alike. The default clock is this process's CPU time (with more than one thread it also counts
 torch's OpenMP workers spinning idle after each parallel op: compare the 1-thread figures).
 Needs verl installed (``pip install "verl[verl-core]==0.9.1"``); exits 1 without it.
-Targets (issue 38): with one torch thread, PlanPO at most 1.3x VERL's GRPO at every turn count up to 500 a row,
-and PlanPO's time at 120 and at 500 turns a row at most 1.3x its time at 1 (the per-token cost flat in turns).
-Exits 1 when a target is missed.
+Targets (docs/architecture.md, *Bars*): with one torch thread, PlanPO at most 1.3x VERL's GRPO at every turn count
+up to 500 a row, and PlanPO's time at 120 and at 500 turns a row at most 1.3x its time at 1 (the per-token cost flat
+in turns). Exits 1 when a target is missed.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
     python benchmarks/bench_checks.py [--database DIR] [--train CSV] [--repeat N] [--rounds N] [--mode official|strict]
 
 Both stores run the very same check code; verdicts must be identical (the script exits 1 otherwise).
-Target (DESIGN.md): at least 300x.
+Target (docs/architecture.md): at least 300x.
 """
 
 from __future__ import annotations

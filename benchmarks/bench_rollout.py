@@ -163,7 +163,7 @@ def main() -> None:
             inputs = read_inputs(queries, None)
             settings = RolloutSettings(base_url=base_url, model="scripted", concurrency=args.concurrency,
                                        max_turns=args.turns + 1)
-            shaper.scorer  # noqa: B018 - open the sandbox before the clock starts, as a run does before its first turn
+            shaper.scorer.store  # noqa: B018 - open the sandbox before the clock starts, as a run does before its first turn
             for k in range(args.rounds):
                 rounds.append(one_round(base_url, Path(tmp) / f"run-{k}", shaper, inputs, settings))
     finally:

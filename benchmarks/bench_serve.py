@@ -31,6 +31,7 @@ from pathlib import Path
 
 import aiohttp
 from planshape.shaping import Shaper
+from planshape.shaping.facade import gold_answer, query_json, read_queries
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -96,8 +97,8 @@ def quantile(values: list[float], q: float) -> float:
 
 def workloads(shaper: Shaper, records: list[dict], n: int) -> dict[str, tuple[list[str], list[str], list[str]]]:
     """name -> (texts, labels, prompts), ``n`` samples each."""
-    gold = [Shaper.gold_answer(r) for r in records]
-    labels = [Shaper.query_json(r) for r in records]
+    gold = [gold_answer(r) for r in records]
+    labels = [query_json(r) for r in records]
     prompts = [chat_prompt(shaper.messages(r, include_tools=True)) for r in records]
     rng = random.Random(0)
     fuzzed = [model_text(rng, gold[i % len(gold)])[:50_000] for i in range(n)]
@@ -167,7 +168,7 @@ def main() -> int:
 
     config = {"database": args.database, "estimator": "grpo", "total_steps": 100}
     shaper = Shaper.from_mapping(config)
-    records = Shaper.read_queries(args.train)
+    records = read_queries(args.train)
     loads = {k: v for k, v in workloads(shaper, records, args.samples).items() if k in args.workloads.split(",")}
     counts = sorted({int(w) for w in args.workers.split(",")})
     batches = (1, args.batch)

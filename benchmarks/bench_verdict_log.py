@@ -36,7 +36,7 @@ def main() -> int:
         start = time.perf_counter()
         scores = shaper.score_batch(texts, queries, 0)
         t_score = time.perf_counter() - start
-        log = shaper._verdict_log()
+        log = shaper._resources.verdict_log()
         turns = np.full(args.batch, 6)
         lengths = np.full(6 * args.batch, 120)
         a_e, a_s = np.linspace(-1, 1, args.batch), np.linspace(-0.1, 0.1, 6 * args.batch)
@@ -47,7 +47,7 @@ def main() -> int:
         start_all = time.perf_counter()
         for step in range(1, args.steps + 1):
             start = time.perf_counter()
-            shaper._log_scores(step, scores)  # what score_batch adds
+            shaper._resources.log_scores(step, scores)  # what score_batch adds
             log.advantages(step, groups, reward, success, turns, lengths, a_e, a_s)  # what advantages() adds
             main_thread.append(time.perf_counter() - start)
         log.log.wait()

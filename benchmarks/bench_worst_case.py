@@ -5,7 +5,7 @@
 Each input is a crash or stall found by fuzzing or by hand (degenerate JSON at the size cap, quadratic
 regex inputs, huge argument lists...). Every input is timed (best of ``--repeat`` single calls); per entry
 point the slowest is printed with its time. An input that raises is a bug and is printed as such.
-Target (DESIGN.md): any single ``Scorer.score`` at the answer-size cap costs at most 50 ms. Exits 1 when
+Target (docs/architecture.md): any single ``Scorer.score`` at the answer-size cap costs at most 50 ms. Exits 1 when
 an input raises or the target is missed.
 """
 

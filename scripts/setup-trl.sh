@@ -4,7 +4,7 @@
 #   bash scripts/setup-trl.sh 1.9.0     # the oldest release PlanPOTrainer supports, in .venv-trl-1.9
 #   bash scripts/setup-trl.sh 0.20.0    # the oldest release PlanshapeReward supports, in .venv-trl-0.20
 # torch is installed first and pinned to the CPU build: an unpinned torch would pull multi-GB CUDA wheels.
-# trl==1.16.0 resolves transformers 5.24 / accelerate 1.15 / datasets 5.2 (see ../shared/notes/trl.md §4). The 0.2x
+# trl==1.16.0 resolves transformers 5.24 / accelerate 1.15 / datasets 5.2 (its own pins, unconstrained here). The 0.2x
 # releases predate transformers 5, so each gets the transformers 4 its wheel asks for (Requires-Dist): 0.20-0.22
 # transformers>=4.53.2 / >=4.55.0, 0.23-0.26 >=4.56.1, 0.27-0.29 >=4.56.2.
 # PLANSHAPE_VENV=DIR installs into DIR instead (scripts/check-releases.sh: a fresh temporary venv per release).

@@ -10,7 +10,7 @@ from pathlib import Path
 from planshape.shaping.facade.releases import render, supports
 
 ROOT = Path(__file__).resolve().parents[1]
-DOCS = ("README.md", "adapters/verl/examples/README.md", "docs/trl.md", "adapters/openrlhf/examples/README.md")
+DOCS = ("docs/releases.md", "adapters/verl/examples/README.md", "docs/trl.md", "adapters/openrlhf/examples/README.md")
 
 if __name__ == "__main__":
     for name in DOCS:

@@ -15,7 +15,8 @@
 # suite); `<venv>/bin/python -m pytest tests/adapters/<name>` runs the whole suite there, where a test of a feature
 # that release lacks skips, saying why.
 # Every named suite runs even when an earlier one fails; each prints its time, and the exit status is 1 if any failed.
-# Several suites run SETUP_JOBS (3) at a time: their dependencies install side by side, then each runs alone.
+# The next suites' dependencies install in the background while one runs (SETUP_JOBS, 3, at a time); the end of the
+# run prints where the time went: each suite's dependencies (and how long it waited for them), set-up and checks.
 # PLANSHAPE_DROP_VENVS=1 (set by .ci/run) removes each trainer's venv after its suite, to bound the disk used.
 # Also: verifiers | openenv (the environment standards pin mcp against each other and the core's serve extra, so a
 # venv each) | ray (planshape serve --ray on a local Ray instance, .venv-ray from scripts/setup-ray.sh) | nemo-gym
@@ -83,61 +84,85 @@ for suite in "${suites[@]}"; do
   setup_of "$suite" >/dev/null || { echo "unknown suite '$suite'; choose one of: ${ALL[*]}" >&2; exit 2; }
 done
 
-install_side_by_side() {  # several suites' dependencies (downloads, unpacking) at once; planshape itself goes in
-  # after, by each suite's own setup, one venv at a time (an editable install writes into this checkout). A failure
-  # here is reported again, with its output, by that suite's setup.
-  [ $# -gt 1 ] || return 0
-  local logs start suite command
-  logs=$(mktemp -d); start=$SECONDS
-  for suite in "$@"; do
-    command=$(setup_of "$suite")
-    # shellcheck disable=SC2086 # the command's words: a script and its release
-    PLANSHAPE_DEPS_ONLY=1 bash $command > "$logs/$suite.log" 2>&1 &
-  done
-  wait || true
-  rm -rf "$logs"
-  echo "=== dependencies of $* installed side by side: $((SECONDS - start)) s ==="
+# Dependencies install ahead, in the background, while earlier suites run: an install is mostly waiting on the package
+# index (a few seconds a package, CPU idle), a suite mostly CPU, so the two overlap almost for free. SETUP_JOBS (3)
+# suites have their dependencies installed or installing at a time: the one running and the next ones; planshape
+# itself goes in after, by each suite's own set-up, one venv at a time (an editable install writes into this
+# checkout). A failure here is reported again, with its output, by that suite's set-up. PIP_NO_COMPILE: modules are
+# compiled when first imported, so the thousands a test run never imports are not compiled at all.
+export PIP_NO_COMPILE=${PIP_NO_COMPILE:-1}
+ahead=$(mktemp -d)
+trap 'rm -rf "$ahead"' EXIT
+declare -A installer=()
+install_ahead() {  # start a suite's dependency install in the background; it writes its time to $ahead/SUITE.s
+  local suite=$1 command
+  command=$(setup_of "$suite")
+  # shellcheck disable=SC2086 # the command's words: a script and its release
+  ( start=$SECONDS; PLANSHAPE_DEPS_ONLY=1 bash $command > "$ahead/$suite.log" 2>&1 || true
+    echo $((SECONDS - start)) > "$ahead/$suite.s" ) &
+  installer[$suite]=$!
 }
 
 failed=()
+timings=()  # one line per suite: its set-up and its checks, in seconds, for the summary at the end
+timed() {  # timed VAR COMMAND...: run COMMAND, add its seconds to VAR; the command's status is returned
+  local var=$1 start=$SECONDS status=0
+  shift
+  "$@" || status=$?
+  printf -v "$var" '%s' "$(( ${!var:-0} + SECONDS - start ))"
+  return $status
+}
 run_suite() {
-  local suite=$1 start=$SECONDS adapter release venv files paths
+  local suite=$1 start=$SECONDS adapter release venv files paths setup=0 checks=0
   shift  # the rest: pytest's arguments
   echo "=== planshape test suite: $suite ==="
   if [ "$suite" = core ]; then
-    { bash scripts/setup.sh && .venv/bin/ruff check . && bash scripts/typecheck.sh \
-      && .venv/bin/python -m pytest -q tests --ignore=tests/adapters --ignore=tests/ray --ignore=tests/nemo_gym "$@"
-    } || failed+=("$suite")
-  elif [ "$suite" = verifiers ] || [ "$suite" = openenv ]; then
-    { bash "scripts/setup-$suite.sh" && ".venv-$suite/bin/python" -m pytest -q "tests/adapters/$suite" "$@"; } \
+    local lint=0 types=0
+    { timed setup bash scripts/setup.sh && timed lint .venv/bin/ruff check . && timed types bash scripts/typecheck.sh \
+      && timed checks .venv/bin/python -m pytest -q tests --ignore=tests/adapters --ignore=tests/ray \
+        --ignore=tests/nemo_gym "$@"; } \
       || failed+=("$suite")
+    echo "=== core: ruff $lint s, mypy $types s ==="
+    checks=$((checks + lint + types))
+  elif [ "$suite" = verifiers ] || [ "$suite" = openenv ]; then
+    { timed setup bash "scripts/setup-$suite.sh" \
+      && timed checks ".venv-$suite/bin/python" -m pytest -q "tests/adapters/$suite" "$@"; } || failed+=("$suite")
   elif [ "$suite" = ray ]; then
-    { bash scripts/setup-ray.sh && .venv-ray/bin/python -m pytest -q tests/ray "$@"; } || failed+=("$suite")
+    { timed setup bash scripts/setup-ray.sh && timed checks .venv-ray/bin/python -m pytest -q tests/ray "$@"; } \
+      || failed+=("$suite")
   elif [ "$suite" = nemo-gym ]; then  # NeMo Gym's commands from its venv, driven by the core venv's pytest
-    { bash scripts/setup-nemo-gym.sh && .venv/bin/python -m pytest -q tests/nemo_gym "$@"; } || failed+=("$suite")
+    { timed setup bash scripts/setup-nemo-gym.sh && timed checks .venv/bin/python -m pytest -q tests/nemo_gym "$@"; } \
+      || failed+=("$suite")
   else
     read -r adapter release venv files <<< "$(release_of "$suite")"
     paths=("tests/adapters/$adapter")
     [ -z "${files:-}" ] || read -r -a paths <<< "$(printf "tests/adapters/$adapter/%s " $files)"
-    { bash "scripts/setup-$adapter.sh" "$release" && "$venv/bin/python" -m pytest -q "${paths[@]}" "$@"; } \
-      || failed+=("$suite")
+    { timed setup bash "scripts/setup-$adapter.sh" "$release" \
+      && timed checks "$venv/bin/python" -m pytest -q "${paths[@]}" "$@"; } || failed+=("$suite")
   fi
-  echo "=== planshape test suite: $suite took $((SECONDS - start)) s ($(df -h --output=avail . | tail -1 | tr -d ' ') disk free) ==="
+  timings+=("$(printf '%-14s %6s s set-up %6s s checks' "$suite" "$setup" "$checks")")
+  echo "=== planshape test suite: $suite took $((SECONDS - start)) s: set-up $setup s, checks $checks s" \
+    "($(df -h --output=avail . | tail -1 | tr -d ' ') disk free) ==="
 }
 
-# Suites run in batches of SETUP_JOBS (default 3): a batch's dependencies install side by side, then its suites run
-# one by one on an otherwise idle machine. With PLANSHAPE_DROP_VENVS=1 (.ci/run sets it: a CI machine's disk is not
-# ours to fill) each trainer's venv is removed once its suite ran, so the disk holds one batch of them (about 1.7 GB
-# each) instead of all ten (about 15 GB); the core .venv stays, as the verifiers suite runs its `planshape mcp`.
-batch=${SETUP_JOBS:-3}
-for ((first = 0; first < ${#suites[@]}; first += batch)); do
-  group=("${suites[@]:first:batch}")
-  install_side_by_side "${group[@]}"
-  for suite in "${group[@]}"; do
-    run_suite "$suite" "$@"
-    if [ -n "${PLANSHAPE_DROP_VENVS:-}" ] && [ "$suite" != core ]; then rm -rf "$(venv_of "$suite")"; fi
+# With PLANSHAPE_DROP_VENVS=1 (.ci/run sets it: a CI machine's disk is not ours to fill) each trainer's venv is
+# removed once its suite ran, so the disk holds SETUP_JOBS of them (about 1.7 GB each) instead of all ten (about
+# 15 GB); the core .venv stays, as the verifiers suite runs its `planshape mcp`.
+jobs=${SETUP_JOBS:-3}
+for ((i = 0; i < ${#suites[@]}; i++)); do
+  for ((j = i; j < i + jobs && j < ${#suites[@]}; j++)); do
+    [ -n "${installer[${suites[j]}]:-}" ] || install_ahead "${suites[j]}"
   done
+  suite=${suites[i]} waited=$SECONDS
+  wait "${installer[$suite]}" || true
+  echo "=== dependencies of $suite: installed in $(cat "$ahead/$suite.s") s, $((SECONDS - waited)) s of it waited for ==="
+  timings+=("$(printf '%-14s %6s s dependencies (%s s waited for)' "$suite" "$(cat "$ahead/$suite.s")" \
+    "$((SECONDS - waited))")")
+  run_suite "$suite" "$@"
+  if [ -n "${PLANSHAPE_DROP_VENVS:-}" ] && [ "$suite" != core ]; then rm -rf "$(venv_of "$suite")"; fi
 done
+echo "=== where the time went ($SECONDS s in all) ==="
+printf '%s\n' "${timings[@]}"
 # Every suite runs even when one fails, so one run shows every failure; the exit status is any failure's.
 if [ ${#failed[@]} -gt 0 ]; then
   echo "failed suites: ${failed[*]}" >&2

@@ -90,8 +90,7 @@ def score(scorer: Scorer, fmt: str, plan: Any, query: Query, step: int = 0) -> S
     """The reward of a plan in ``fmt`` as the reward scores it (never raises on the plan)."""
     if fmt == "json":
         result = scorer.score(answer_text(plan), query, step)
-        passed = result.result is not None and result.result.final_pass
-        return Scored(float(result.reward), passed, result.reason)
+        return Scored(float(result.reward), result.components.get("pass") == 1.0, result.reason)
     try:
         checked, _ = scorer.check(plan, query)
         components = {"schema": 1.0, **plugins.reward_components(checked, query)}

@@ -49,9 +49,10 @@ def _evaluate(args: argparse.Namespace) -> int:
     queries_path = args.queries or (sample.sample_queries() if args.plans is None else None)
     if queries_path is None:
         raise SystemExit("planshape evaluate: --queries is required with a plans file")
+    mode = _mode_with_conventions(args.mode, args.conventions)
     store = _store(args, console)
     report = evaluate_all(read_submission(plans, plugins.extract_answer), load_queries(queries_path), store,
-                          args.mode, args.split, progress=not args.no_progress, checks=plugins.checks())
+                          mode, args.split, progress=not args.no_progress, checks=plugins.checks())
     print_report(report, console)
     _write_json(args, report, console)
     if args.plots:
@@ -60,6 +61,29 @@ def _evaluate(args: argparse.Namespace) -> int:
         written = write_submission_plots(report, args.plots)
         console.print(f"figures written to {args.plots}: {', '.join(p.name for p in written.values())}")
     return 0
+
+
+def _mode_with_conventions(name: str, source: str | None) -> Any:
+    """The mode to evaluate in: strict with the conventions a file or inline JSON/YAML gives (a config's
+    ``conventions`` section, docs/modes.md), else the named mode."""
+    from planshape.validators.travelplanner.checks.conventions import Conventions
+    from planshape.validators.travelplanner.checks.modes import get_mode
+    from pydantic import ValidationError
+
+    from .config import ConfigError, as_mapping
+
+    if source is None:
+        return name
+    if name != "strict":
+        raise SystemExit("planshape evaluate: --conventions sets strict mode's bounds; add --mode strict")
+    try:
+        conventions = Conventions.model_validate(as_mapping(source))
+    except ConfigError as exc:
+        raise SystemExit(f"planshape evaluate: --conventions: {exc}") from None
+    except ValidationError as exc:
+        why = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'conventions'}: {e['msg']}" for e in exc.errors())
+        raise SystemExit(f"planshape evaluate: --conventions: {why}") from None
+    return get_mode(name, conventions)
 
 
 def _schema(args: argparse.Namespace) -> int:
@@ -211,6 +235,9 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--database", help="TravelPlanner database directory or built store file; "
                                        "default: the bundled sample world")
     ev.add_argument("--mode", choices=("official", "strict"), default="official")
+    ev.add_argument("--conventions", metavar="FILE_OR_TEXT",
+                    help="strict's conventions (meal and sight windows, least minutes, airport times; docs/modes.md): "
+                         "a JSON/YAML file or inline text of a config's `conventions` section")
     ev.add_argument("--split", choices=("train", "validation", "test"),
                     help="use upstream's fixed hard-micro denominator for this split")
     ev.add_argument("--json", metavar="REPORT", help="write the full report (every verdict) as JSON")

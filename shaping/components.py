@@ -6,7 +6,9 @@ import circle (``reward`` -> ``plugins`` -> ``builtin`` -> ``reward``).
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable
+from typing import Protocol
 
 from planshape.validators.travelplanner.checks.verdicts import PlanResult, Status
 from planshape.validators.travelplanner.query import Query
@@ -60,3 +62,13 @@ def failure_categories(commonsense_keys: Iterable[str], hard_keys: Iterable[str]
     """Every category a sample can be counted under, for a fixed metric key set (``pass`` first)."""
     return (PASSED, NO_ANSWER, SCHEMA, *(f"commonsense:{k}" for k in commonsense_keys), HARD_NOT_RUN,
             *(f"hard:{k}" for k in hard_keys), ERROR, TIMEOUT, CRASH)
+
+
+class _Failed(Protocol):
+    @property
+    def failure(self) -> str: ...
+
+
+def failure_counts(results: Iterable[_Failed]) -> Counter:
+    """How often each failure category occurred: the countable reasons for a trainer's log."""
+    return Counter(r.failure or PASSED for r in results)

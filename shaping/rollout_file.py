@@ -69,7 +69,8 @@ def score_rollouts(rows: Sequence[Mapping[str, Any]], shaper: Shaper, step: int 
             "advantage_trajectory": float(adv.trajectory[i]),
             "advantage_turns": [float(x) for x in per_turn[i]], "length_term": [float(x) for x in turn_part[i]],
         })
-    return {"step": step, "stage": shaper.schedule.stage(step).name, "schedule": shaper.schedule.name,
+    schedule = shaper.scorer.schedule
+    return {"step": step, "stage": schedule.stage(step).name, "schedule": schedule.name,
             "mode": shaper.config.mode, "alpha": adv.alpha, "trajectories": trajectories,
             "failures": dict(failure_counts(scored))}
 

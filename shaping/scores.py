@@ -9,12 +9,15 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .components import COMPONENTS, PASSED
-from .observe.metric_names import FAILURE, GROUPS, metric_name
-from .observe.monitor import Watch, watch_metrics
+from .observe.metric_names import GROUPS, core_metrics, failure_names, metric_name
+from .observe.monitor import MONITOR_METRICS, Watch, watch_metrics
 from .observe.verdict_log import CHECK_KEYS, NOT_RUN
 
 if TYPE_CHECKING:
     import torch
+
+COMPONENT_NAMES = tuple(metric_name(k) for k in COMPONENTS)
+MONITOR_NAMES = tuple(metric_name(k) for k in MONITOR_METRICS)  # ``watch_metrics`` gives its values in this order
 
 
 @dataclass(frozen=True)
@@ -49,14 +52,16 @@ class SampleScore:
         """Every metric name of ``Shaper.metric_names``, always all of them (trainers stack them per key)."""
         out: dict[str, float] = {}
         if "core" in self.groups:
-            out.update({metric_name("reward"): self.reward, metric_name("success"): float(self.success)})
+            out.update(core_metrics(float(self.reward), float(self.success)))
         if "components" in self.groups:
-            out.update({metric_name(k): float(self.components.get(k, 0.0)) for k in COMPONENTS})
+            out.update({name: float(self.components.get(k, 0.0)) for k, name in zip(COMPONENTS, COMPONENT_NAMES,
+                                                                                     strict=True)})
         if "failures" in self.groups:
             counted = self.failure or PASSED
-            out.update({metric_name(FAILURE + c): float(c == counted) for c in self.categories})
+            out.update({name: float(c == counted) for c, name in zip(self.categories,
+                                                                     failure_names(self.categories), strict=True)})
         if "monitor" in self.groups and self.watch is not None:
-            out.update({metric_name(k): v for k, v in watch_metrics(self.watch).items()})
+            out.update(zip(MONITOR_NAMES, watch_metrics(self.watch).values(), strict=True))
         return out
 
 

@@ -1,5 +1,5 @@
 """Planner-R1's re-split of TravelPlanner: merge the official 45 train and 180 validation queries and split
-them 180/45 again, keeping the difficulty mix. Offered by every adapter's data step (``Shaper.split_queries``).
+them 180/45 again, keeping the difficulty mix. Offered by every adapter's data step (the facade's ``split_queries``).
 """
 
 from __future__ import annotations

@@ -53,7 +53,7 @@ def shell_lines(block: Block) -> list[str]:
 def prepare_workdir(where: Path) -> Path:
     """The working directory the documents assume, ``where/checkout`` (tests/test_docs.py says what it holds);
     a skip where ../shared/travelplanner is absent."""
-    from planshape.shaping import Shaper
+    from planshape.shaping.facade import gold_answer, read_queries
 
     require_shared()
     from planshape.validators.travelplanner.plan.answer import extract_answer
@@ -66,8 +66,8 @@ def prepare_workdir(where: Path) -> Path:
     (where / "train.csv").symlink_to(SHARED / "train.csv")
     (where / "validation.csv").symlink_to(SHARED / "train.csv")
     (where / "database").symlink_to(SHARED / "database")
-    gold = [json.dumps({"idx": i, "plan": extract_answer(Shaper.gold_answer(r))})
-            for i, r in enumerate(Shaper.read_queries(SHARED / "train.csv"))]
+    gold = [json.dumps({"idx": i, "plan": extract_answer(gold_answer(r))})
+            for i, r in enumerate(read_queries(SHARED / "train.csv"))]
     (where / "PLANS.jsonl").write_text("\n".join(gold) + "\n", encoding="utf-8")
     (where / "home").mkdir()
     _task_data(where / "data")

@@ -11,7 +11,11 @@ import pytest
 MODULES = (
     "planshape.shaping.advantages",
     "planshape.shaping.facade.shaper",
-    "planshape.shaping.reward",
+    "planshape.shaping.facade.estimator",
+    "planshape.shaping.observe.metric_names",
+    "planshape.shaping.reward.scorer",
+    "planshape.shaping.reward.success",
+    "planshape.shaping.reward.weighing",
     "planshape.validators.travelplanner.plan.answer",
     "planshape.validators.travelplanner.plan.formats",
     "planshape.validators.travelplanner.agent.calculator",

@@ -1,4 +1,4 @@
-"""The layers of DESIGN.md, read from the real source: validators know nothing of training, the core knows no
+"""The layers of docs/architecture.md, read from the real source: validators know nothing of training, the core knows no
 trainer, an adapter reaches the core only through the facade, and no module imports itself back through others
 (every import counts: at module level, inside a function, or under ``TYPE_CHECKING``)."""
 

@@ -1,4 +1,4 @@
-"""Packaging rules from DESIGN.md: the core imports without trainers or torch, and does no work at import."""
+"""Packaging rules of docs/architecture.md: the core imports without trainers or torch, and does no work at import."""
 
 import importlib.util
 import subprocess

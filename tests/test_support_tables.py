@@ -9,13 +9,14 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from packaging.version import Version
 from planshape.shaping.facade import FeatureUnavailable, UnsupportedRelease
 from planshape.shaping.facade.releases import render, supports
 
 ROOT = Path(__file__).resolve().parents[1]
 TABLES = supports()
 # Where the docs show each table (``python scripts/support_tables.py`` rewrites them from the code).
-DOC_TABLES = {"README.md": ("verl", "trl", "openrlhf"), "adapters/verl/examples/README.md": ("verl",),
+DOC_TABLES = {"docs/releases.md": ("verl", "trl", "openrlhf"), "adapters/verl/examples/README.md": ("verl",),
               "docs/trl.md": ("trl",), "adapters/openrlhf/examples/README.md": ("openrlhf",)}
 
 
@@ -86,3 +87,53 @@ def test_ci_runs_every_adapter_on_the_releases_its_table_says_are_tested():
     for name, support in TABLES.items():
         for release in support.tested:
             assert (name, release) in runs, f"scripts/test.sh runs no suite of {name} {release}"
+
+
+@pytest.mark.parametrize("name", sorted(TABLES))
+def test_every_minor_line_of_the_range_is_checked_or_named_unchecked(name):
+    """A range spans the minor lines from its oldest release's to the one before ``before``: each is claimed by a
+    release in ``checked`` (installed by the setup script, run through the contract subset by
+    scripts/check-releases.sh) or named in ``unchecked`` (not claimed: an import warns), with no line left out (a
+    new major starts at .0). The oldest and the newest line, CI's, are always checked."""
+    support = TABLES[name]
+    assert all(support.in_range(release) for release in support.checked)
+    checked = [Version(line) for line in support.lines()]
+    unchecked = [Version(line) for line in support.unchecked]
+    assert not set(checked) & set(unchecked), f"{name}: a line both checked and unchecked"
+    lines = sorted(checked + unchecked)
+    oldest, before = Version(support.oldest), Version(support.before)
+    assert checked and checked[0].release[:2] == oldest.release[:2], f"{name}: the oldest line {oldest} was not run"
+    if before.minor:
+        newest = (before.major, before.minor - 1)
+        assert checked[-1].release[:2] == newest, f"{name}: the newest line {newest} was not run"
+    for a, b in zip(lines, lines[1:], strict=False):
+        assert (b.major, b.minor) in ((a.major, a.minor + 1), (a.major + 1, 0)), f"{name}: no line between {a} and {b}"
+    for release in support.tested:
+        assert release in support.checked, f"{name}: CI's {release} is run through the same setup and subset"
+
+
+def test_an_unchecked_line_warns_and_a_checked_one_does_not():
+    import warnings
+
+    from planshape.shaping.facade.releases import UncheckedRelease
+
+    for support in TABLES.values():
+        for release in support.checked:
+            with warnings.catch_warnings():
+                warnings.simplefilter("error")
+                assert support.check(release) == release
+        for line in support.unchecked:
+            with pytest.warns(UncheckedRelease, match=rf"check-releases.sh {support.package} {line}.0`"):
+                assert support.check(f"{line}.0") == f"{line}.0"
+
+
+def test_the_check_script_runs_each_adapters_contract_subset():
+    for name in TABLES:
+        listed = subprocess.run(["bash", "scripts/test.sh", "--contract", name], cwd=ROOT, capture_output=True,
+                                text=True, timeout=60, check=True).stdout.split()
+        assert listed and all((ROOT / "tests" / "adapters" / name / f).is_file() for f in listed), listed
+    usage = subprocess.run(["bash", "scripts/check-releases.sh"], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert usage.returncode == 2 and "verl|trl|openrlhf RELEASE" in usage.stderr
+    outside = subprocess.run(["bash", "scripts/check-releases.sh", "verl", "0.6.1"], cwd=ROOT, capture_output=True,
+                             text=True, timeout=120)  # the setup script refuses it before installing anything
+    assert outside.returncode == 1 and "FAIL verl 0.6.1" in outside.stdout and "outside" in outside.stdout

@@ -34,7 +34,7 @@ def build_app(settings: Mapping[str, Any] | str, queries: Sequence[str] = ("samp
     the step the reward's stage weights are read at, the turn cap, and the concurrent sessions. Every mistake
     (a missing database, a bad query file, an unknown split) fails here, before serving."""
     shaper = shared_shaper(settings)
-    shaper.scorer  # noqa: B018 - open the store now: a wrong database fails at start-up
+    shaper.scorer.store  # noqa: B018 - open the store now: a wrong database fails at start-up
     records = episode_records(shaper, list(queries), split, val_size, seed)
     if not records:
         raise ValueError(f"no queries in {list(queries)} (split {split!r})")

@@ -30,11 +30,20 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Sequence
-from typing import Any
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import torch
-from planshape.shaping.facade import PREFIX, ConfigError, Shaper
+from planshape.shaping.facade import (
+    PREFIX,
+    ConfigError,
+    Shaper,
+    TokenAdvantages,
+    tool_call_anchors,
+    trainer_step,
+    turn_texts,
+)
 
 from .config import check_anchors, check_step_rewards, check_success_flag, global_steps, shaper_from_env
 from .turn_rewards import logged_turn_rewards, split_outcome
@@ -119,8 +128,22 @@ def tool_call_states(tokenizer: Any, exp: Any) -> list[list[str]]:
     """Each sample's anchor state per assistant turn: the tool calls made before it, read from the turns' text
     (``action_mask`` is shifted by one against ``sequences``)."""
     ids = exp.sequences[:, 1:1 + exp.action_mask.shape[1]]
-    texts = Shaper.turn_texts(exp.action_mask, ids, lambda turn: tokenizer.decode(turn, skip_special_tokens=False))
-    return [Shaper.tool_call_anchors(turns) for turns in texts]
+    texts = turn_texts(exp.action_mask, ids, lambda turn: tokenizer.decode(turn, skip_special_tokens=False))
+    return [tool_call_anchors(turns) for turns in texts]
+
+
+def token_advantages(shaper: Shaper, scores: Any, mask: torch.Tensor, index: Any, step: int, success: Any = None,
+                     anchors: Sequence[Sequence[Any]] | None = None,
+                     step_rewards: Sequence[Sequence[float]] | None = None, *,
+                     clip: Sequence[float] | None = None) -> TokenAdvantages:
+    """The estimator entry (the adapter contract): the facade's per-token advantages of OpenRLHF's batch, each bounded
+    by ``clip`` (``--reward.clip_range``, as OpenRLHF bounds its group-normalised reward) where the mask is on; off
+    it, 0 stays 0 whatever the bounds."""
+    result = shaper.advantages(scores, mask, index, step, success, anchors=anchors, step_rewards=step_rewards)
+    if clip is None:
+        return result
+    return replace(result, tokens=torch.where(mask.bool(), result.tokens.clamp(min=clip[0], max=clip[1]),
+                                              result.tokens))
 
 
 def write_advantages(shaper: Shaper, experiences: Sequence[Any], n_samples: int, step: int,
@@ -146,12 +169,9 @@ def write_advantages(shaper: Shaper, experiences: Sequence[Any], n_samples: int,
     anchors = None
     if shaper.uses_anchors:
         anchors = [states for exp in experiences for states in tool_call_states(tokenizer, exp)]
-    result = shaper.advantages(scores, mask, index, step, None if success is None else success.numpy(),
-                               anchors=anchors, step_rewards=steps)
-    tokens = result.tokens
-    if clip is not None:  # bounded where the mask is on; off it, 0 stays 0 whatever the bounds
-        tokens = torch.where(mask.bool(), tokens.clamp(min=clip[0], max=clip[1]), tokens)
-    tokens = tokens.split(sizes)
+    result = token_advantages(shaper, scores, mask, index, step, None if success is None else success.numpy(),
+                              anchors, steps, clip=clip)
+    tokens = result.tokens.split(sizes)
     for exp, block, width in zip(experiences, tokens, widths, strict=True):
         exp.advantages = block[:, :width].to(torch.float32).contiguous()
         exp.returns = exp.advantages.clone()
@@ -201,7 +221,7 @@ def wrap_trainer_init(original: Callable[..., None]) -> Callable[..., None]:
 
         @functools.wraps(train_step)
         def recorded_train_step(rollout_samples: Any, global_step: int) -> Any:
-            setattr(maker, STEP, Shaper.trainer_step(global_step, "global_step"))
+            setattr(maker, STEP, trainer_step(global_step, "global_step"))
             return train_step(rollout_samples, global_step)
 
         self.train_step = recorded_train_step
@@ -220,3 +240,9 @@ def patch_openrlhf() -> None:
             RemoteExperienceMaker.compute_advantages_and_returns)
     if not getattr(BasePPOTrainer.__init__, PATCHED, False):
         BasePPOTrainer.__init__ = wrap_trainer_init(BasePPOTrainer.__init__)
+
+
+if TYPE_CHECKING:  # the adapter contract (shaping/facade/contract.py)
+    from planshape.shaping.facade import TokenAdvantagesFn
+
+    _contract: TokenAdvantagesFn = token_advantages

@@ -19,7 +19,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 from types import SimpleNamespace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from unittest import mock
 
 from planshape.shaping.facade import ConfigError, Report, check_shaper
@@ -133,11 +133,15 @@ def _until_next_flag(rest: Sequence[str]) -> list[str]:
     return out
 
 
-def check_launch(argv: Sequence[str], config: str) -> Report:
-    """Everything planshape and OpenRLHF would refuse at start-up, checked now, and what will run."""
+def check_launch(launch: Sequence[str] = (), config: Any = None, run_steps: int | None = None) -> Report:
+    """Everything planshape and OpenRLHF would refuse at start-up, checked now, and what will run: ``launch`` the
+    ``train_ppo_ray`` flags, ``config`` the planshape config the setup hook reads (``PLANSHAPE_CONFIG``),
+    ``run_steps`` the run's global steps where the flags do not fix them (a hub dataset)."""
+    if config is None:
+        raise ValueError("planshape openrlhf check needs the planshape config (--config FILE)")
+    argv = list(launch)
     report = Report()
     args = None
-    run_steps = None
     try:
         args = parse_launch(argv)
     except MissingPackage as missing:
@@ -156,7 +160,7 @@ def check_launch(argv: Sequence[str], config: str) -> Report:
             check_trainer_args(args)
         except ConfigError as exc:
             report.errors.append(str(exc))
-        run_steps = global_steps(args, local_prompts(args))
+        run_steps = global_steps(args, local_prompts(args)) or run_steps
         if run_steps is None:
             report.unchecked.append("total_steps against the launch's global steps: the prompt dataset is not one "
                                     "local JSONL file, or dynamic filtering / --rollout.vllm_generate_batch_size "
@@ -194,3 +198,9 @@ def _files(agent: str | None, rewards: list[str], report: Report) -> None:
                              "--config FILE`)")
     report.lines.append(f"openrlhf: {'agent' if agent else 'reward file'}")
     report.lines.append(f"files: {files}")
+
+
+if TYPE_CHECKING:  # the adapter contract (shaping/facade/contract.py)
+    from planshape.shaping.facade import CheckLaunch
+
+    _contract: CheckLaunch = check_launch

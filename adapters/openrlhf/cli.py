@@ -11,14 +11,7 @@ import json
 import shutil
 from pathlib import Path
 
-from planshape.shaping.facade import (
-    Shaper,
-    add_check_arguments,
-    add_data_arguments,
-    data_shaper,
-    hookimpl,
-    print_written,
-)
+from planshape.shaping.facade import Shaper, add_check_command, add_command_group, add_data_command, hookimpl
 
 from . import CONFIG_ENV
 from .support import SUPPORT  # noqa: F401 - the release table that `planshape plugins` reads here
@@ -46,38 +39,18 @@ def _files(args: argparse.Namespace) -> int:
     return 0
 
 
-def _prepare_data(args: argparse.Namespace) -> int:
-    from .data import prepare_data
-
-    written = prepare_data(data_shaper(args.config), args.queries, args.out, args.val_out, args.val_size, args.seed)
-    print_written(written, "--data.input_key prompt --data.label_key label --data.apply_chat_template")
-    return 0
-
-
-def _check(args: argparse.Namespace) -> int:
-    try:
-        from .check import check_launch  # imports OpenRLHF: only for this command
-    except ImportError as exc:  # no OpenRLHF here: its parser is what checks the flags, so say what to install
-        raise ValueError(str(exc)) from None
-
-    flags = args.flags[1:] if args.flags[:1] == ["--"] else args.flags
-    return check_launch(flags, args.config).emit("planshape openrlhf check")
-
-
 @hookimpl
 def planshape_add_commands(subparsers: argparse._SubParsersAction) -> None:
     """The ``openrlhf`` command group of the planshape CLI."""
-    group = subparsers.add_parser("openrlhf", help="OpenRLHF: the reward/agent files and the prompt dataset")
-    commands = group.add_subparsers(dest="openrlhf_command", required=True)
+    commands = add_command_group(subparsers, "openrlhf", "OpenRLHF: the reward/agent files and the prompt dataset")
     files = commands.add_parser("files", help="write reward_func.py, agent_func.py and planshape.json into a folder")
     files.add_argument("-o", "--out", required=True, help="a folder every node of the Ray cluster can read")
     files.add_argument("--config", required=True, help="the planshape config (JSON/YAML file), validated first")
     files.set_defaults(func=_files)
-    data = commands.add_parser("prepare-data", help="TravelPlanner queries -> OpenRLHF prompt dataset (JSONL)")
-    add_data_arguments(data, "the JSONL to write (--data.prompt_dataset)")
-    data.set_defaults(func=_prepare_data)
-    check = commands.add_parser("check", help="check a launch on the head node: OpenRLHF's own parser and "
-                                "validation, what the setup hook requires, the planshape config")
-    add_check_arguments(check)
-    check.add_argument("flags", nargs=argparse.REMAINDER, help="-- then the flags of openrlhf.cli.train_ppo_ray")
-    check.set_defaults(func=_check)
+    add_data_command(commands, __package__, "TravelPlanner queries -> OpenRLHF prompt dataset (JSONL)",
+                     "the JSONL to write (--data.prompt_dataset)",
+                     lambda _: "--data.input_key prompt --data.label_key label --data.apply_chat_template",
+                     "also split off validation rows (Planner-R1's re-split) and write them here (--eval.dataset)")
+    add_check_command(commands, __package__, "check a launch on the head node: OpenRLHF's own parser "
+                      "and validation, what the setup hook requires, the planshape config",
+                      "-- then the flags of openrlhf.cli.train_ppo_ray")

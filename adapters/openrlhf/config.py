@@ -11,9 +11,9 @@ from __future__ import annotations
 import json
 import math
 import os
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from planshape.shaping.facade import ConfigError, Shaper
+from planshape.shaping.facade import ConfigError, Shaper, renamed
 
 from . import CONFIG_ENV, SETUP_HOOK
 
@@ -29,10 +29,11 @@ def runtime_env(config: str) -> dict:
 RUN_STEPS = "OpenRLHF (ceil(prompts / --rollout.batch_size) x --train.num_episodes global steps)"
 
 
-def run_shaper(config: str, run_steps: int | None = None) -> Shaper:
+@renamed(config="settings")
+def run_shaper(settings: Any, run_steps: int | None = None) -> Shaper:
     """The process's ``Shaper`` for a config file path or JSON text (``Shaper.shared``: the store opens once);
     ``run_steps``: the run's global steps, where the process knows them (``global_steps``)."""
-    return Shaper.shared(config, run_steps, RUN_STEPS)
+    return Shaper.shared(settings, run_steps, RUN_STEPS)
 
 
 def global_steps(args: Any, prompts: int | None) -> int | None:
@@ -102,3 +103,9 @@ def shaper_from_env(run_steps: int | None = None) -> Shaper:
         raise ConfigError(f"{CONFIG_ENV} is not set: the planshape setup hook reads the planshape config from it; "
                           f"pass --runtime-env-json='{json.dumps(runtime_env('/path/planshape.json'))}'")
     return run_shaper(config, run_steps)
+
+
+if TYPE_CHECKING:  # the adapter contract (shaping/facade/contract.py)
+    from planshape.shaping.facade import RunShaper
+
+    _contract: RunShaper = run_shaper

@@ -5,32 +5,25 @@ Imports neither OpenRLHF nor torch: it runs wherever the data is prepared.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
-from planshape.shaping.facade import Shaper, read_all_queries
+from planshape.shaping.facade import PLANNER_R1_VAL_SIZE, Shaper, Written, query_json, query_splits, write_jsonl
 
 
 def prepare_data(shaper: Shaper, queries: Sequence[str | Path], out: str | Path, val_out: str | Path | None = None,
-                 val_size: int = 45, seed: int = 0) -> dict[str, dict[str, Any]]:
+                 val_size: int = PLANNER_R1_VAL_SIZE, seed: int = 0, limit: int | None = None) -> dict[str, Written]:
     """One JSONL row per query: ``prompt`` (the chat messages, tools described in the system prompt) for
     ``--data.input_key prompt --data.apply_chat_template``, and ``label`` (the record as JSON text) for
     ``--data.label_key label``; a JSON string column keeps HF datasets from unifying the records' schemas.
     With ``val_out``, Planner-R1's re-split: ``val_size`` queries go there (``--eval.dataset``)."""
-    records = read_all_queries(queries)
-    written = {}
-    if val_out is not None:
-        records, val = shaper.split_queries(records, val_size, seed)
-        written["val"] = _write_prompts(shaper, val, Path(val_out))
-    return {"train": _write_prompts(shaper, records, Path(out)), **written}
+    return {split: write_jsonl([{"prompt": shaper.messages(r, include_tools=True), "label": query_json(r)}
+                                for r in records], path)
+            for split, records, path in query_splits(queries, out, val_out, val_size, seed, limit)}
 
 
-def _write_prompts(shaper: Shaper, records: list, out: Path) -> dict[str, Any]:
-    out.parent.mkdir(parents=True, exist_ok=True)
-    with out.open("w") as handle:
-        for record in records:
-            row = {"prompt": shaper.messages(record, include_tools=True), "label": shaper.query_json(record)}
-            handle.write(json.dumps(row) + "\n")
-    return {"path": str(out), "rows": len(records)}
+if TYPE_CHECKING:  # the adapter contract (shaping/facade/contract.py)
+    from planshape.shaping.facade import PrepareData
+
+    _contract: PrepareData = prepare_data

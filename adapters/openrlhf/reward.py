@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import torch
 from planshape.shaping.facade import SampleScore, Shaper, response_text
@@ -34,21 +34,29 @@ ROLLOUT_STEP = 0
 RewardFunc = Callable[..., dict[str, Any]]
 
 
-def scored_sample(shaper: Shaper, query: Any, prompt: Any, label: Any, step: int = ROLLOUT_STEP) -> SampleScore:
-    """One sample's score; a label that is not a query scores 0 under the ``error`` category (logged)."""
-    try:
-        return shaper.score(response_text(str(query), str(prompt)), label, step)
-    except Exception as exc:  # noqa: BLE001 - a bad label must not become a None reward inside OpenRLHF
-        log.warning("planshape could not score a sample (%s: %s); it gets reward 0", type(exc).__name__, exc)
-        return shaper.unscored(step, reason=f"{type(exc).__name__}: {exc}"[:300])
+def rewards(shaper: Shaper, outputs: Sequence[Any], labels: Sequence[Any], step: int) -> list[SampleScore]:
+    """The reward entry (the adapter contract): each response text scored with its label, one at a time as
+    OpenRLHF's actors call; a label that is not a query scores 0 under ``error`` (logged), never an exception that
+    OpenRLHF would turn into a ``None`` reward."""
+    out = []
+    for text, label in zip(outputs, labels, strict=True):
+        try:
+            out.append(shaper.score(text, label, step))
+        except Exception as exc:  # noqa: BLE001 - a bad label must not become a None reward inside OpenRLHF
+            log.warning("planshape could not score a sample (%s: %s); it gets reward 0", type(exc).__name__, exc)
+            out.append(shaper.unscored(step, reason=f"{type(exc).__name__}: {exc}"[:300]))
+    return out
 
 
-def reward_dict(shaper: Shaper, query: Any, prompt: Any, label: Any, step: int = ROLLOUT_STEP) -> dict[str, Any]:
-    """OpenRLHF's reward dict for one sample: ``rewards``, ``scores`` (1.0 when the plan succeeds, for dynamic
-    filtering) and ``extra_logs`` (``Shaper.carried``, as floats)."""
-    scored = scored_sample(shaper, query, prompt, label, step)
-    return {"rewards": torch.tensor([float(scored.reward)]), "scores": torch.tensor([float(scored.success)]),
-            "extra_logs": shaper.carried(scored)}
+def reward_dict(shaper: Shaper, scored: Sequence[SampleScore]) -> dict[str, Any]:
+    """OpenRLHF's reward dict of samples: ``rewards``, ``scores`` (1.0 when the plan succeeds, for dynamic
+    filtering) and ``extra_logs`` (``Shaper.carried``, the same keys always: floats for the one sample OpenRLHF
+    passes per call, one tensor per key for more)."""
+    carried = [shaper.carried(s) for s in scored]
+    logs = carried[0] if len(carried) == 1 else {n: torch.tensor([row[n] for row in carried])
+                                                 for n in shaper.carried_names}
+    return {"rewards": torch.tensor([float(s.reward) for s in scored]),
+            "scores": torch.tensor([float(s.success) for s in scored]), "extra_logs": logs}
 
 
 def make_reward_func(config: str) -> RewardFunc:
@@ -60,12 +68,13 @@ def make_reward_func(config: str) -> RewardFunc:
         if not len(queries) == len(prompts) == len(labels):
             raise ValueError(f"reward_func got {len(queries)} queries, {len(prompts)} prompts and {len(labels)} "
                              "labels: OpenRLHF passes one of each per sample")
-        if len(queries) == 1:
-            return reward_dict(shaper, queries[0], prompts[0], labels[0])
-        scored = [scored_sample(shaper, q, p, lb) for q, p, lb in zip(queries, prompts, labels, strict=True)]
-        carried = [shaper.carried(s) for s in scored]
-        return {"rewards": torch.tensor([float(s.reward) for s in scored]),
-                "scores": torch.tensor([float(s.success) for s in scored]),
-                "extra_logs": {n: torch.tensor([row[n] for row in carried]) for n in shaper.carried_names}}
+        texts = [response_text(str(q), str(p)) for q, p in zip(queries, prompts, strict=True)]
+        return reward_dict(shaper, rewards(shaper, texts, labels, ROLLOUT_STEP))
 
     return reward_func
+
+
+if TYPE_CHECKING:  # the adapter contract (shaping/facade/contract.py)
+    from planshape.shaping.facade import Rewards
+
+    _contract: Rewards = rewards

@@ -32,7 +32,7 @@ from planshape.shaping.facade import (
 )
 
 from .config import rollout_shaper, run_shaper
-from .reward import ROLLOUT_STEP
+from .reward import ROLLOUT_STEP, rewards
 from .version import check_version
 
 check_version()
@@ -93,11 +93,7 @@ class TravelPlannerAgent(AgentInstanceBase):
                 cut = self.shaper.unscored(ROLLOUT_STEP, NO_ANSWER, "the episode ended before a final answer")
                 return {"rewards": torch.tensor(0.0), "environment_feedback": feedback, "done": False,
                         "extra_logs": self._logs(cut)}
-        try:
-            # a missing label fails in score (a ValueError), caught below
-            scored = await asyncio.to_thread(self.shaper.score, text, label, ROLLOUT_STEP)  # type: ignore[arg-type]
-        except Exception as exc:  # noqa: BLE001 - a bad label must not end the rollout actor
-            scored = self.shaper.unscored(ROLLOUT_STEP, reason=f"{type(exc).__name__}: {exc}"[:300])
+        (scored,) = await asyncio.to_thread(rewards, self.shaper, [text], [label], ROLLOUT_STEP)  # a bad label: error
         return {"rewards": torch.tensor(float(scored.reward)), "scores": torch.tensor(float(scored.success)),
                 "environment_feedback": "", "done": True, "extra_logs": self._logs(scored)}
 

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 import torch
-from planshape.shaping.facade import ConfigError, Shaper
+from planshape.shaping.facade import ConfigError, Shaper, turn_counts
 
 DEFAULT_FIELD = "turn_rewards"
 
@@ -44,7 +44,7 @@ def logged_turn_rewards(shaper: Shaper, experiences: Sequence[Any]) -> list[list
         keys = {int(m.group(1)): key for key in list(exp.info) if (m := pattern.fullmatch(str(key)))}
         columns = [torch.as_tensor(exp.info.pop(keys[k])).double().reshape(-1).numpy() for k in sorted(keys)]
         logged = np.stack(columns, axis=1) if columns else np.zeros((exp.action_mask.shape[0], 0))
-        for row, turns in enumerate(Shaper.turn_counts(exp.action_mask)):
+        for row, turns in enumerate(turn_counts(exp.action_mask)):
             if sorted(keys)[:turns] != list(range(turns)):
                 raise ConfigError(f"step_rewards.field={field}: sample {len(out)} has {turns} turns but its extra_logs "
                                   f"hold {field}/k for k in {sorted(keys)}; the agent's final step returns "

@@ -7,13 +7,21 @@ missing database fails here, before any model is loaded.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from planshape.shaping.facade import Shaper
+from planshape.shaping.facade import Shaper, renamed
+
+RUN_STEPS = "GRPOConfig.max_steps"
 
 
-def run_shaper(source: str | Mapping[str, Any], max_steps: int) -> Shaper:
-    """The ``Shaper`` of a run of ``max_steps`` optimizer steps (``max_steps`` <= 0: not known up front), from a
-    mapping, a YAML/JSON file or inline YAML/JSON text."""
-    return Shaper.from_mapping(source, max_steps, "GRPOConfig.max_steps")
+@renamed(max_steps="run_steps")
+def run_shaper(settings: Any, run_steps: int | None = None) -> Shaper:
+    """The ``Shaper`` of a run of ``run_steps`` optimizer steps (``GRPOConfig.max_steps``; None or <= 0: not known
+    up front), from a mapping, a YAML/JSON file or inline YAML/JSON text; one per process for equal settings."""
+    return Shaper.shared(settings, run_steps, RUN_STEPS)
+
+
+if TYPE_CHECKING:  # the adapter contract (shaping/facade/contract.py)
+    from planshape.shaping.facade import RunShaper
+
+    _contract: RunShaper = run_shaper

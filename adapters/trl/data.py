@@ -8,12 +8,19 @@ except ``prompt`` to the reward function, so nothing else is needed.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from planshape.shaping.facade import Shaper, read_all_queries
+from planshape.shaping.facade import (
+    PLANNER_R1_VAL_SIZE,
+    Shaper,
+    Written,
+    query_json,
+    query_splits,
+    read_queries,
+    write_jsonl,
+)
 
 from .reward import QUERY_COLUMN
 
@@ -26,7 +33,7 @@ def rows(records: Sequence[Mapping[str, Any]], shaper: Shaper) -> list[dict[str,
             prompt = shaper.messages(record)
         except ValueError as exc:
             raise ValueError(f"record {number}: {exc}") from None
-        out.append({"prompt": prompt, QUERY_COLUMN: shaper.query_json(record)})
+        out.append({"prompt": prompt, QUERY_COLUMN: query_json(record)})
     return out
 
 
@@ -40,27 +47,19 @@ def to_dataset(records: Sequence[Mapping[str, Any]], shaper: Shaper):
 def load_queries(path: str | Path, shaper: Shaper, limit: int | None = None):
     """The dataset of a TravelPlanner CSV/JSONL file (validated by the facade; ``"sample"``: the sample
     world's queries), optionally its first ``limit`` rows."""
-    records = shaper.read_queries(path)
+    records = read_queries(path)
     return to_dataset(records[:limit] if limit else records, shaper)
 
 
 def prepare_data(shaper: Shaper, queries: Sequence[str | Path], out: str | Path, val_out: str | Path | None = None,
-                 val_size: int = 45, seed: int = 0, limit: int | None = None) -> dict[str, dict[str, Any]]:
+                 val_size: int = PLANNER_R1_VAL_SIZE, seed: int = 0, limit: int | None = None) -> dict[str, Written]:
     """The query files' rows as JSONL at ``out`` (the first ``limit`` queries, when given); with ``val_out``,
     Planner-R1's re-split first, its ``val_size`` validation rows there."""
-    records = read_all_queries(queries)
-    records = records[:limit] if limit else records
-    written = {}
-    if val_out is not None:
-        records, val = shaper.split_queries(records, val_size, seed)
-        written["val"] = {"path": str(val_out), "rows": write_jsonl(val, shaper, val_out)}
-    return {"train": {"path": str(out), "rows": write_jsonl(records, shaper, out)}, **written}
+    return {split: write_jsonl(rows(records, shaper), path)
+            for split, records, path in query_splits(queries, out, val_out, val_size, seed, limit)}
 
 
-def write_jsonl(records: Sequence[Mapping[str, Any]], shaper: Shaper, path: str | Path) -> int:
-    """Write the dataset rows as JSONL (``datasets.load_dataset("json", ...)`` reads it); returns the count."""
-    data = rows(records, shaper)
-    with open(path, "w", encoding="utf-8") as out:
-        for row in data:
-            out.write(json.dumps(row, ensure_ascii=False) + "\n")
-    return len(data)
+if TYPE_CHECKING:  # the adapter contract (shaping/facade/contract.py)
+    from planshape.shaping.facade import PrepareData
+
+    _contract: PrepareData = prepare_data

@@ -25,7 +25,7 @@ from .version import check_version
 
 check_version()  # before anything of TRL is imported: a missing or unsupported TRL says what to install
 
-from planshape.shaping.facade import Episode, SampleScore, Shaper  # noqa: E402
+from planshape.shaping.facade import Episode, SampleScore, Shaper, trainer_step  # noqa: E402
 from trl import GRPOTrainer  # noqa: E402
 
 from .reward import QUERY_COLUMN, TRAINER_KWARGS, final_turn  # noqa: E402
@@ -110,7 +110,7 @@ class EnvironmentAnswers:
         pairs = [(env, completion) for env, completion in zip(environments, completions, strict=True)
                  if isinstance(env, TravelPlannerEnv)]
         if pairs:
-            step = Shaper.trainer_step(self.state.global_step, "trainer_state.global_step")
+            step = trainer_step(self.state.global_step, "trainer_state.global_step")
             scores = [env._answer(completion, step) for env, completion in pairs]
             for name, value in pairs[0][0].shaper.metric_means(scores).items():
                 self._log_metric(name, value)

@@ -15,9 +15,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from planshape.shaping.facade import PASSED, RewardClient, Shaper
+from planshape.shaping.facade import RewardClient
 
-from .reward import FAILURE_COLUMN, QUERY_COLUMN, REASON_COLUMN, PlanshapeReward, final_turn
+from .reward import QUERY_COLUMN, PlanshapeReward, final_turn, log_scores, state_step
 
 
 class RemotePlanshapeReward(PlanshapeReward):
@@ -32,16 +32,12 @@ class RemotePlanshapeReward(PlanshapeReward):
     async def __call__(self, prompts: Sequence[Any], completions: Sequence[Any], trainer_state: Any = None,  # type: ignore[override]  # TRL awaits an async reward function
                        log_metric: Callable[[str, float], None] | None = None,
                        log_extra: Callable[[str, list], None] | None = None, **columns: Any) -> list[float]:
-        step = 0 if trainer_state is None else Shaper.trainer_step(getattr(trainer_state, "global_step", None),
-                                                                   "trainer_state.global_step")
+        step = state_step(trainer_state)
         queries = self.queries(columns, len(completions))
         scores = await self.client.score_all([final_turn(c) for c in completions], queries, step)
-        if log_metric is not None and scores:
-            for name in self.client.metric_names:
-                log_metric(name, sum(s.metrics[name] for s in scores) / len(scores))
-        if log_extra is not None:
-            log_extra(FAILURE_COLUMN, [s.failure or PASSED for s in scores])
-            log_extra(REASON_COLUMN, [s.reason for s in scores])
+        means = {name: sum(s.metrics[name] for s in scores) / len(scores) for name in self.client.metric_names} \
+            if scores else {}
+        log_scores(means, scores, log_metric, log_extra)
         return [s.reward for s in scores]
 
     def __getstate__(self) -> dict[str, Any]:

@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from planshape.shaping.facade import PASSED, Shaper, metric_name
+from planshape.shaping.facade import PASSED, SampleScore, Shaper, metric_name, trainer_step
 
 logger = logging.getLogger(__name__)
 QUERY_COLUMN = "planshape_query"
@@ -43,21 +43,14 @@ class PlanshapeReward:
     def __call__(self, prompts: Sequence[Any], completions: Sequence[Any], trainer_state: Any = None,
                  log_metric: Callable[[str, float], None] | None = None,
                  log_extra: Callable[[str, list], None] | None = None, **columns: Any) -> list[float]:
-        step = 0 if trainer_state is None else Shaper.trainer_step(getattr(trainer_state, "global_step", None),
-                                                                   "trainer_state.global_step")
-        queries = self.queries(columns, len(completions))
-        scores = self.shaper.score_batch([final_turn(c) for c in completions], queries, step)
+        step = state_step(trainer_state)
+        scores = rewards(self.shaper, completions, self.queries(columns, len(completions)), step)
         log_metric = log_metric or self.sink
-        if log_metric is not None and scores:
-            for name, value in self.shaper.metric_means(scores).items():
-                log_metric(name, value)
-        elif scores and not self._warned:
+        if log_metric is None and scores and not self._warned:
             logger.warning("planshape reward: no log_metric from TRL (< 1.0), so its metrics are not logged; call "
                            "planshape.adapters.trl.log_metrics_to(trainer) once after building the trainer")
             self._warned = True
-        if log_extra is not None:  # per-completion columns of TRL's completions table
-            log_extra(FAILURE_COLUMN, [s.failure or PASSED for s in scores])
-            log_extra(REASON_COLUMN, [s.reason for s in scores])
+        log_scores(self.shaper.metric_means(scores), scores, log_metric, log_extra)
         return [s.reward for s in scores]
 
     def queries(self, columns: Mapping[str, Any], n: int) -> list[Any]:
@@ -86,6 +79,31 @@ class PlanshapeReward:
 
     def __repr__(self) -> str:
         return f"PlanshapeReward(name={self.__name__!r}, query_column={self.query_column!r})"
+
+
+def state_step(trainer_state: Any) -> int:
+    """The step of TRL's ``trainer_state`` (``global_step``: optimizer steps completed); 0 without one (< 0.20)."""
+    if trainer_state is None:
+        return 0
+    return trainer_step(getattr(trainer_state, "global_step", None), "trainer_state.global_step")
+
+
+def rewards(shaper: Shaper, outputs: Sequence[Any], labels: Sequence[Any], step: int) -> list[SampleScore]:
+    """The reward entry (the adapter contract): each completion's final assistant message (``final_turn``)
+    scored with its query, as one batch."""
+    return shaper.score_batch([final_turn(c) for c in outputs], labels, step)
+
+
+def log_scores(means: Mapping[str, float], scores: Sequence[Any], log_metric: Callable[[str, float], None] | None,
+               log_extra: Callable[[str, list], None] | None) -> None:
+    """What a reward function logs of a batch (in-process or served): every metric's batch mean
+    (``log_metric``), and each completion's failure and reason in TRL's completions table (``log_extra``)."""
+    if log_metric is not None and scores:
+        for name, value in means.items():
+            log_metric(name, value)
+    if log_extra is not None:
+        log_extra(FAILURE_COLUMN, [s.failure or PASSED for s in scores])
+        log_extra(REASON_COLUMN, [s.reason for s in scores])
 
 
 def log_metrics_to(trainer: Any) -> None:
@@ -127,3 +145,9 @@ def _content_text(content: Any) -> str:
         return "".join(part.get("text", "") for part in content
                        if isinstance(part, Mapping) and isinstance(part.get("text", ""), str))
     return ""
+
+
+if TYPE_CHECKING:  # the adapter contract (shaping/facade/contract.py)
+    from planshape.shaping.facade import Rewards
+
+    _contract: Rewards = rewards

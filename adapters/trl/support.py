@@ -5,7 +5,9 @@ completions, the dataset columns and ``trainer_state`` (the step of a staged sch
 passes from 0.20.0 on (0.19 passes no ``trainer_state``); ``log_metric`` arrived in 1.0.0 (absent from 0.29.1);
 ``PlanPOTrainer`` overrides ``GRPOTrainer._generate_and_score_completions(self, inputs)`` and
 ``_calculate_rewards(self, inputs, prompts, completions, completion_ids_list)``, checked 1.9.0 to 1.16.0 (the
-signature check in ``version.py`` guards every release). Tested in CI: 0.20.0 (the reward), 1.9.0 and 1.16.0.
+signature check in ``version.py`` guards every release). Tested in CI: 0.20.0 (the reward), 1.9.0 and 1.16.0; the
+lines in ``checked`` were installed by ``scripts/setup-trl.sh`` and passed the contract subset
+(``scripts/check-releases.sh``); those in ``unchecked`` were read from their wheels only.
 """
 
 from __future__ import annotations
@@ -20,6 +22,9 @@ SUPPORT = Support(
     package="trl", label="TRL", oldest="0.20.0", before="1.17",
     columns=(("0.20-0.29", "0.20.0"), ("1.0-1.8", "1.0.0"), ("1.9-1.16", "1.9.0")),
     tested=("0.20.0", "1.9.0", "1.16.0"),
+    checked=("0.20.0", "0.21.0", "0.22.2", "0.23.1", "0.24.0", "0.29.1", "1.4.0", "1.9.0", "1.16.0"),
+    unchecked=("0.25", "0.26", "0.27", "0.28", "1.0", "1.1", "1.2", "1.3", "1.5", "1.6", "1.7", "1.8", "1.10",
+               "1.11", "1.12", "1.13", "1.14", "1.15"),
     everywhere=(
         "`PlanshapeReward` in `reward_funcs` (staged schedules by `trainer_state.global_step`)",
         "`planshape trl check` / `prepare-data`",

@@ -25,6 +25,7 @@ and reproduces TRL's advantages.
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from .version import check_trainer
@@ -33,7 +34,13 @@ check_trainer()  # before anything of TRL is imported: a missing or unsupported 
 
 import torch  # noqa: E402
 from accelerate.utils import gather_object  # noqa: E402
-from planshape.shaping.facade import ConfigError, Shaper  # noqa: E402
+from planshape.shaping.facade import (  # noqa: E402
+    ConfigError,
+    Shaper,
+    TokenAdvantages,
+    tool_call_anchors,
+    turn_texts,
+)
 from trl import GRPOTrainer  # noqa: E402
 
 from .config import run_shaper  # noqa: E402
@@ -119,8 +126,8 @@ class PlanPOMixin:
 
         anchors = self._anchor_states(output, full_mask) if self.shaper.uses_anchors else None
         steps = gather_object(self._planshape_steps) if self.shaper.step_reward_field is not None else None
-        result = self.shaper.advantages(scores, full_mask, groups, step, success=success, anchors=anchors,
-                                        step_rewards=steps)
+        result = token_advantages(self.shaper, scores, full_mask, groups, step, success=success, anchors=anchors,
+                                  step_rewards=steps)
         start = self.accelerator.process_index * local_rows
         output["advantages"] = result.tokens[start:start + local_rows, :width].to(mask.device)
 
@@ -137,8 +144,8 @@ class PlanPOMixin:
         ids = output["completion_ids"]
         pad = self.processing_class.pad_token_id or 0
         full_ids = self.accelerator.gather(self.accelerator.pad_across_processes(ids, dim=1, pad_index=pad))
-        texts = Shaper.turn_texts(full_mask, full_ids[:, :full_mask.shape[1]], self.processing_class.decode)
-        return [Shaper.tool_call_anchors(turns) for turns in texts]
+        texts = turn_texts(full_mask, full_ids[:, :full_mask.shape[1]], self.processing_class.decode)
+        return [tool_call_anchors(turns) for turns in texts]
 
     def _replace_logged_advantages(self, tokens: torch.Tensor, mask: torch.Tensor) -> None:
         """The completions table shows each row's mean token advantage, not TRL's stock value it logged."""
@@ -147,6 +154,14 @@ class PlanPOMixin:
         for _ in range(min(len(per_row), len(logged))):
             logged.pop()
         logged.extend(per_row.tolist())
+
+
+def token_advantages(shaper: Shaper, scores: Any, mask: torch.Tensor, index: Any, step: int, success: Any = None,
+                     anchors: Sequence[Sequence[Any]] | None = None,
+                     step_rewards: Sequence[Sequence[float]] | None = None) -> TokenAdvantages:
+    """The estimator entry (the adapter contract): the facade's per-token advantages of TRL's gathered batch
+    (groups: the contiguous blocks of ``num_generations``)."""
+    return shaper.advantages(scores, mask, index, step, success=success, anchors=anchors, step_rewards=step_rewards)
 
 
 class PlanPOTrainer(PlanPOMixin, GRPOTrainer):
@@ -223,3 +238,9 @@ def checked_shaper(shaper: Shaper, args: Any) -> Shaper:
     trained = Shaper.from_mapping(settings, args.max_steps, "GRPOConfig.max_steps")  # re-validated
     trained.require_estimator("PlanPOTrainer")
     return shaper if trained.config == config else trained
+
+
+if TYPE_CHECKING:  # the adapter contract (shaping/facade/contract.py)
+    from planshape.shaping.facade import TokenAdvantagesFn
+
+    _contract: TokenAdvantagesFn = token_advantages

@@ -35,6 +35,7 @@ from planshape.shaping.facade import (  # noqa: E402
     SampleScore,
     Shaper,
     episode_records,
+    query_json,
     shared_shaper,
     turn_cap_reason,
 )
@@ -49,7 +50,7 @@ INFO_KEY = "planshape"
 
 class TravelPlannerData(vf.TaskData):
     query: str
-    """The TravelPlanner record's query fields as JSON (``Shaper.query_json``): what the reward reads."""
+    """The TravelPlanner record's query fields as JSON (``query_json``): what the reward reads."""
 
 
 class TravelPlannerTaskConfig(vf.TaskConfig):
@@ -156,7 +157,7 @@ class TravelPlannerTaskset(vf.Taskset[TravelPlannerTask, TravelPlannerConfig]):
         system, user = shaper.messages(record)
         return TravelPlannerTask(TravelPlannerData(
             idx=i, id=_durable_id(record, i), name=f"{record.get('level', '')}-{record.get('days', '')}d",
-            prompt=user["content"], system_prompt=system["content"], query=shaper.query_json(record)), config)
+            prompt=user["content"], system_prompt=system["content"], query=query_json(record)), config)
 
 
 def toolbox_answer(shaper: Shaper, name: str, arguments: str) -> str | None:

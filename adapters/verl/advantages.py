@@ -7,20 +7,28 @@ V1 the advantage step fetches a fixed field list). So: the score is the row sum 
 are the runs of 1s in ``response_mask`` (assistant tokens; tool observations are 0s) and the facade derives
 them; groups come from ``index`` (rows arrive reordered by ``_balance_batch``, so never from row order);
 success is recovered from the score at this step (``Shaper.success_from_rewards``), or, with ``success.by=flag``,
-is the per-row flag the ``planshape`` V1 trainer fetched from the reward's extra info (``row_success``: VERL
-hands an estimator no such field, so only that trainer can supply it), as are GiGPO's anchor states
-(``row_anchors``) and the per-turn rewards an agent loop keeps beside the outcome (``row_step_rewards``, with
-``step_rewards.field``); in V1's multi-output sessions the non-final outputs' own scores are per-turn rewards too
-(``step_rewards.rows``); and the step comes from
-VERL's ``SkipManager.step``, which both trainers set to ``global_steps`` in the driver process before the
-advantage step (minus 1 for planshape's "completed steps" convention). Where it is unset (a direct call
+is the per-row flag the ``planshape`` V1 trainer fetched from the reward's extra info, as are GiGPO's anchor
+states and the per-turn rewards an agent loop keeps beside the outcome (with ``step_rewards.field``); in V1's
+multi-output sessions the non-final outputs' own scores are per-turn rewards too (``step_rewards.rows``); and the
+step comes from VERL's ``SkipManager.step``, which both trainers set to ``global_steps`` in the driver process
+before the advantage step (minus 1 for planshape's "completed steps" convention). Where it is unset (a direct call
 outside a trainer), the estimator counts its own calls in this process and says so once in the log.
+
+VERL hands an estimator neither per-row fields nor a metrics sink, so the planshape trainer (``trainer.py``) runs
+VERL's advantage step inside ``advantage_step(success=..., anchors=..., step_rewards=...)``: the rows' flags, states
+and per-turn rewards go down to the multi-output dispatch (``multi_output.py``) and the estimator's statistics come
+back up in the ``AdvantageStep`` it yields, through a context variable that holds that one call's values (nothing
+outlives the step).
 """
 
 from __future__ import annotations
 
 import logging
-from typing import Any
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 from .version import check_version
 
@@ -28,7 +36,13 @@ check_version()  # one line naming the range outside it, before VERL's own impor
 
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
-from planshape.shaping.facade import ConfigError, Shaper, StepRewardsIgnored  # noqa: E402
+from planshape.shaping.facade import (  # noqa: E402
+    ConfigError,
+    Shaper,
+    StepRewardsIgnored,
+    TokenAdvantages,
+    steps_completed,
+)
 
 from .config import algorithm_block, run_shaper, verl_setting  # noqa: E402
 from .settings_refused import algorithm_refusals, refuse  # noqa: E402
@@ -36,17 +50,49 @@ from .settings_refused import algorithm_refusals, refuse  # noqa: E402
 NAME = "planpo"
 logger = logging.getLogger(__name__)
 
-_fallback = {"calls": 0, "warned": False}
-# The statistics of the latest call: VERL gives estimators no metrics sink, so the planshape trainer
-# (``trainer.py``) reads them here after its advantage step and logs them with that step's metrics.
-last_stats: dict[str, float] = {}
-# The success flags of the rows of the advantage step in progress, by TransferQueue key: written by the planshape
-# trainer (``trainer.py``) around VERL's advantage step, read by the multi-output dispatch (``multi_output.py``).
-row_success: dict[str, bool] = {}
-# Likewise each row's anchor states (GiGPO), one per assistant turn of the row, by TransferQueue key.
-row_anchors: dict[str, list[Any]] = {}
-# Likewise each row's per-turn rewards besides the outcome (``step_rewards.field``), by TransferQueue key.
-row_step_rewards: dict[str, list[float]] = {}
+
+
+@dataclass
+class AdvantageStep:
+    """One advantage step of the planshape trainer: what it hands the estimator beside VERL's arguments (each row's
+    success flag, anchor states and per-turn rewards besides the outcome, by TransferQueue key; None when it fetched
+    none) and what it gets back (the estimator's statistics, every name of ``Shaper.advantage_metric_names``)."""
+
+    success: dict[str, bool] | None = None
+    anchors: dict[str, list[Any]] | None = None
+    step_rewards: dict[str, list[float]] | None = None
+    stats: dict[str, float] = field(default_factory=dict)
+
+
+_CURRENT: ContextVar[AdvantageStep | None] = ContextVar("planshape_advantage_step", default=None)
+
+
+@contextmanager
+def advantage_step(success: dict[str, bool] | None = None, anchors: dict[str, list[Any]] | None = None,
+                   step_rewards: dict[str, list[float]] | None = None) -> Iterator[AdvantageStep]:
+    """Run VERL's advantage step inside: the estimator and the multi-output dispatch read this step's rows, and
+    the estimator leaves its statistics in the ``AdvantageStep`` yielded."""
+    token = _CURRENT.set(AdvantageStep(success, anchors, step_rewards))
+    try:
+        yield _CURRENT.get()  # type: ignore[misc]  # set just above
+    finally:
+        _CURRENT.reset(token)
+
+
+def current_step() -> AdvantageStep | None:
+    """The advantage step in progress in this context (None outside ``advantage_step``)."""
+    return _CURRENT.get()
+
+
+@dataclass
+class CallCount:
+    """The step of an estimator called outside a trainer: its calls in this process, and whether it said so."""
+
+    calls: int = 0
+    warned: bool = False
+
+
+fallback = CallCount()
 
 
 def flag_refusal(flag: str | None) -> str:
@@ -81,22 +127,31 @@ def trainer_step() -> int | None:
     except ImportError:  # 0.7/0.8: no trainer records its step where an estimator can read it (support.py)
         return None
     step = getattr(SkipManager, "step", None)
-    return Shaper.steps_completed(step) if isinstance(step, int) and step >= 1 else None
+    return steps_completed(step) if isinstance(step, int) and step >= 1 else None
 
 
 def _step() -> int:
     step = trainer_step()
     if step is not None:
         return step
-    if not _fallback["warned"]:
+    if not fallback.warned:
         from .support import STEP, SUPPORT
 
         why = SUPPORT.gate(STEP) or "VERL's SkipManager.step is not set (not inside a trainer's fit?)"
         logger.warning("planpo: %s; counting estimator calls in this process as the step instead", why)
-        _fallback["warned"] = True
-    step = _fallback["calls"]
-    _fallback["calls"] += 1
-    return step
+        fallback.warned = True
+    fallback.calls += 1
+    return fallback.calls - 1
+
+
+def token_advantages(shaper: Shaper, scores: Any, mask: torch.Tensor, index: Any, step: int, success: Any = None,
+                     anchors: Sequence[Sequence[Any]] | None = None,
+                     step_rewards: Sequence[Sequence[float]] | None = None, *, trajectory: Any = None,
+                     turn_order: Any = None) -> TokenAdvantages:
+    """The estimator entry (the adapter contract): the facade's per-token advantages of VERL's batch, groups from
+    its ``uid`` strings; ``trajectory`` / ``turn_order``: V1's multi-output sessions as one trajectory each."""
+    return shaper.advantages(scores, mask, np.asarray(index, dtype=object), step, success=success,
+                             trajectory=trajectory, turn_order=turn_order, anchors=anchors, step_rewards=step_rewards)
 
 
 def compute_planpo_advantage(token_level_rewards: torch.Tensor, response_mask: torch.Tensor,
@@ -122,12 +177,18 @@ def compute_planpo_advantage(token_level_rewards: torch.Tensor, response_mask: t
         raise ConfigError(step_reward_refusal(shaper))
     scores = token_level_rewards.sum(dim=-1).detach().float().cpu().numpy()
     try:
-        result = shaper.advantages(scores, response_mask, np.asarray(index, dtype=object), _step(), success=success,
-                                   trajectory=trajectory, turn_order=turn_order, anchors=anchors,
-                                   step_rewards=step_rewards)
+        result = token_advantages(shaper, scores, response_mask, index, _step(), success=success, anchors=anchors,
+                                  step_rewards=step_rewards, trajectory=trajectory, turn_order=turn_order)
     except StepRewardsIgnored as exc:
         raise StepRewardsIgnored(verl_setting(str(exc))) from None
-    last_stats.clear()
-    last_stats.update(result.stats)
+    step = current_step()
+    if step is not None:
+        step.stats.update(result.stats)
     tokens = result.tokens.to(device=token_level_rewards.device, dtype=token_level_rewards.dtype)
     return tokens, tokens
+
+
+if TYPE_CHECKING:  # the adapter contract (shaping/facade/contract.py)
+    from planshape.shaping.facade import TokenAdvantagesFn
+
+    _contract: TokenAdvantagesFn = token_advantages

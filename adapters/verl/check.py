@@ -14,13 +14,14 @@ from __future__ import annotations
 
 import difflib
 import os
+from collections.abc import Sequence
 from importlib import metadata
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from planshape.shaping.facade import Report, check_shaper
+from planshape.shaping.facade import Report, check_shaper, read_query
 
-from .config import verl_setting
+from .config import BLOCK, FILE_KEY, verl_setting
 from .support import ENTRY_POINT as PLUGINS
 from .support import PLUGIN_MODULE, SUPPORT, TRAINER
 from .version import check_version
@@ -186,9 +187,9 @@ def _data_file(key: str, path: Path, shaper: Any, report: Report) -> None:
                              "prepare-data`")
         return
     if shaper is not None and not own_task:
-        label = (table.column("reward_model").to_pylist()[0] or {}).get("ground_truth")
+        label: Any = (table.column("reward_model").to_pylist()[0] or {}).get("ground_truth")
         try:
-            shaper.read_query(label)  # the reward's own reading of a row's label
+            read_query(label)  # the reward's own reading of a row's label
         except ValueError as exc:
             report.errors.append(f"data.{key}={path}: the first row's reward_model.ground_truth is not a query "
                                  f"the reward reads ({exc}); write the file with `planshape verl prepare-data`")
@@ -359,10 +360,21 @@ def _trainer(cfg: Any, report: Report, config: Any) -> None:
                                f"sees them): set trainer.use_v1=true trainer.v1.trainer_mode={TRAINER_NAME}")
 
 
-def check_launch(overrides: list[str]) -> Report:
-    """Everything ``planshape verl check`` verifies; raises ValueError only when the config cannot compose."""
+def check_launch(launch: Sequence[str] = (), config: Any = None, run_steps: int | None = None) -> Report:
+    """Everything ``planshape verl check`` verifies for the run's Hydra overrides (``launch``); ``config``: a
+    planshape config file for the block (``+algorithm.planpo.config=FILE``), ``run_steps``: the run's length
+    (``trainer.total_training_steps``), each where the overrides do not say. Raises ``ValueError`` only when the
+    overrides cannot compose."""
     from planshape.shaping.facade import ConfigError
 
+    overrides = list(launch)
+    if config is not None:
+        if not isinstance(config, (str, Path)):
+            raise ValueError("VERL reads the planshape settings from the overrides (+algorithm.planpo.*) or a config "
+                             f"file (+algorithm.planpo.config=FILE); got a {type(config).__name__}")
+        overrides.append(f"+algorithm.{BLOCK}.{FILE_KEY}={config}")
+    if run_steps is not None:
+        overrides.append(f"trainer.total_training_steps={run_steps}")
     report = Report()
     version = check_version()
     report.lines.append(f"verl {version} (planshape supports {SUPPORT.range})")
@@ -411,3 +423,9 @@ def refused_settings(cfg: Any, shaper: Any) -> list[str]:
     name = str(manager.name) if manager.get("source", "register") == "register" else "custom"
     out = algorithm_refusals(cfg.algorithm, shaper) if str(cfg.algorithm.adv_estimator) == "planpo" else []
     return out + reward_refusals(cfg, shaper, name)
+
+
+if TYPE_CHECKING:  # the adapter contract (shaping/facade/contract.py)
+    from planshape.shaping.facade import CheckLaunch
+
+    _contract: CheckLaunch = check_launch

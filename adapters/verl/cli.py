@@ -5,54 +5,27 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
+from collections.abc import Mapping
+from typing import Any
 
-from planshape.shaping.facade import add_data_arguments, data_shaper, hookimpl, print_written
+from planshape.shaping.facade import add_check_command, add_command_group, add_data_command, hookimpl
 
 from .support import SUPPORT  # noqa: F401 - the release table that `planshape plugins` reads here
 
 
-def _prepare(args: argparse.Namespace) -> int:
-    from .data import prepare_data
-
-    shaper = data_shaper(args.config)
-    try:
-        import pandas  # noqa: F401
-        import pyarrow  # noqa: F401
-    except ImportError as exc:
-        raise ValueError(f"prepare-data writes parquet with pandas and pyarrow ({exc}); both come with verl: "
-                         "pip install 'verl[verl-core]==0.9.1'") from None
-    written = prepare_data(shaper, args.queries, args.out, args.val_size, args.seed)
-    print_written(written, f"data.train_files={Path(args.out) / 'train.parquet'} "
-                           f"data.val_files={Path(args.out) / 'val.parquet'}")
-    return 0
-
-
-def _check(args: argparse.Namespace) -> int:
-    from planshape.shaping.facade import UnsupportedRelease
-
-    from .check import check_launch
-
-    try:
-        report = check_launch(args.overrides)
-    except UnsupportedRelease as exc:  # a user error: one line, exit 2, like the other commands
-        raise ValueError(str(exc)) from None
-    return report.emit("planshape verl check")
+def _how_to_load(written: Mapping[str, Mapping[str, Any]]) -> str:
+    return f"data.train_files={written['train']['path']} data.val_files={written['val']['path']}"
 
 
 @hookimpl
 def planshape_add_commands(subparsers: argparse._SubParsersAction) -> None:
     """Add the ``verl`` command group to the core CLI's subparsers."""
-    verl = subparsers.add_parser("verl", help="VERL adapter: prepare data, check a run's config")
-    sub = verl.add_subparsers(dest="verl_command", required=True)
-
-    prep = sub.add_parser("prepare-data", help="TravelPlanner queries (HF CSV/JSONL) -> train/val parquet")
-    add_data_arguments(prep, "directory for train.parquet and val.parquet (split by --val-size)", val_out=False)
-    prep.set_defaults(func=_prepare)
-
-    chk = sub.add_parser("check", help="compose a run's overrides with VERL's Hydra config and validate them")
-    chk.add_argument("overrides", nargs="*", help="the Hydra overrides of the run (as given to main_ppo)")
-    chk.set_defaults(func=_check)
+    sub = add_command_group(subparsers, "verl", "VERL adapter: prepare data, check a run's config")
+    add_data_command(sub, __package__, "TravelPlanner queries (HF CSV/JSONL) -> train/val parquet",
+                     "directory for train.parquet (and val.parquet, split by --val-size)", _how_to_load,
+                     "where the validation rows go (default: OUT/val.parquet)")
+    add_check_command(sub, __package__, "compose a run's overrides with VERL's Hydra config and validate "
+                      "them", "the Hydra overrides of the run (as given to main_ppo)", config_required=False)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from planshape.shaping.facade import STEP_REWARDS_SETTING, ConfigError, Shaper, as_mapping
 
@@ -44,10 +44,19 @@ def block_mapping(block: Any) -> dict[str, Any]:
     return {**base, **merged}
 
 
-def run_shaper(block: Any, run_steps: int | None = None, run_source: str = "trainer.total_training_steps") -> Shaper:
-    """The ``Shaper`` of a block, built once per process (``Shaper.shared``: its sandbox opens once, on first
-    use); ``run_steps``: the steps VERL will run (``run_source`` says where that number comes from), which
-    ``total_steps`` must then equal (or is filled in from)."""
+RUN_STEPS = "trainer.total_training_steps"
+
+
+def run_shaper(settings: Any, run_steps: int | None = None) -> Shaper:
+    """The ``Shaper`` of a planshape block, built once per process (``Shaper.shared``: its sandbox opens once, on
+    first use); ``run_steps``: the steps VERL will run (``trainer.total_training_steps``), which ``total_steps``
+    must then equal (or is filled in from)."""
+    return block_shaper(settings, run_steps, RUN_STEPS)
+
+
+def block_shaper(block: Any, run_steps: int | None, run_source: str) -> Shaper:
+    """``run_shaper`` where something else fixed the run's length (``run_source`` says what, in the message of a
+    ``total_steps`` that disagrees)."""
     return Shaper.shared(block_mapping(block), run_steps, run_source)
 
 
@@ -66,3 +75,9 @@ def algorithm_block(algorithm: Any) -> Any:
 def trainer_block(config: Any) -> Any:
     """``algorithm.planpo`` of the whole trainer config."""
     return algorithm_block(config.get("algorithm") if config is not None else None)
+
+
+if TYPE_CHECKING:  # the adapter contract (shaping/facade/contract.py)
+    from planshape.shaping.facade import RunShaper
+
+    _contract: RunShaper = run_shaper

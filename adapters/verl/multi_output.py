@@ -7,19 +7,17 @@ weighing 10 times in its group's baseline). This wrapper, installed by ``registe
 looks the function up, gives the ``planpo`` estimator the sessions as trajectory ids and the output index as
 the turn order (the facade's row-per-turn layout: the non-final outputs' scores are per-turn rewards, by
 ``step_rewards.rows``), and the rows' success flags, anchor states and per-turn rewards where the planshape trainer
-fetched them (``advantages.row_success``, ``row_anchors``, ``row_step_rewards``, by key); every other estimator goes
-to VERL's function unchanged.
+fetched them (``advantages.advantage_step``, by key); every other estimator goes to VERL's function unchanged.
 """
 
 from __future__ import annotations
 
 import functools
 import sys
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
-from . import advantages as planpo
-from .advantages import NAME, compute_planpo_advantage
+from .advantages import NAME, AdvantageStep, compute_planpo_advantage, current_step
 
 PATCHED = "_planshape_patched"
 MODULES = ("verl.trainer.ppo.v1.utils", "verl.trainer.ppo.v1.trainer_base")  # where the V1 trainer finds it
@@ -37,15 +35,15 @@ def sessions(batch_keys: Sequence[str]) -> tuple[list[str], list[int]]:
     return ids, order
 
 
-def fetched(store: Mapping[str, Any], batch_keys: Sequence[str], what: str) -> list[Any] | None:
-    """What the planshape trainer fetched for these rows into ``store`` (``advantages.row_success``,
-    ``row_anchors``, ``row_step_rewards``), in batch order; None when it fetched none (the setting is off)."""
-    if not store:
+def by_row(fetched: dict[str, Any] | None, batch_keys: Sequence[str], what: str) -> list[Any] | None:
+    """What the planshape trainer fetched for these rows (``what``: the success flags, the anchor states or the
+    per-turn rewards), in their order; None when it fetched none."""
+    if fetched is None:
         return None
-    missing = [str(k) for k in batch_keys if str(k) not in store]
+    missing = [str(k) for k in batch_keys if str(k) not in fetched]
     if missing:
         raise ValueError(f"no {what} were fetched for batch key {missing[0]!r} ({len(missing)} rows)")
-    return [store[str(k)] for k in batch_keys]
+    return [fetched[str(k)] for k in batch_keys]
 
 
 def wrap(original: Callable[..., Any]) -> Callable[..., Any]:
@@ -55,12 +53,13 @@ def wrap(original: Callable[..., Any]) -> Callable[..., Any]:
         if adv_estimator != NAME:
             return original(data, batch_keys, adv_estimator, *args, config=config, **kwargs)
         trajectory, order = sessions(batch_keys)
+        step = current_step() or AdvantageStep()  # outside the planshape trainer: no flags, no states
         advantages, returns = compute_planpo_advantage(
             data.batch["token_level_rewards"], data.batch["response_mask"], index=data.non_tensor_batch["uid"],
             config=config, trajectory=trajectory, turn_order=order,
-            success=fetched(planpo.row_success, batch_keys, "success flags"),
-            anchors=fetched(planpo.row_anchors, batch_keys, "anchor states"),
-            step_rewards=fetched(planpo.row_step_rewards, batch_keys, "per-turn rewards"))
+            success=by_row(step.success, batch_keys, "success flags"),
+            anchors=by_row(step.anchors, batch_keys, "anchor states"),
+            step_rewards=by_row(step.step_rewards, batch_keys, "per-turn rewards"))
         data.batch["advantages"] = advantages
         data.batch["returns"] = returns
         return data

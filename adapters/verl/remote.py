@@ -19,7 +19,7 @@ from typing import Any
 
 from planshape.shaping.facade import RewardClient
 
-from .reward import final_turn, row_step
+from .reward import final_turn, reward_fields, row_step
 
 SETTINGS = ("url", "token_file", "timeout_s", "retries")
 
@@ -48,4 +48,4 @@ async def compute_score(data_source: str, solution_str: str, ground_truth: Any, 
     if step is None:
         step = row_step(extra_info)
     scored = await client.score(final_turn(solution_str), ground_truth, step)
-    return {"score": scored.reward, "acc": float(scored.success), "failure": scored.failure, **scored.metrics}
+    return reward_fields(scored.reward, scored.success, scored.failure, scored.metrics)

@@ -19,14 +19,14 @@ Every call returns the same keys: ``score``, ``acc`` (the final pass, which VERL
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 from .version import check_version, finish_registration
 
 check_version()  # one line naming the range outside it, before VERL's own imports can fail obscurely
 
-from planshape.shaping.facade import Shaper  # noqa: E402
+from planshape.shaping.facade import SampleScore, Shaper, steps_completed  # noqa: E402
 from verl import DataProto  # noqa: E402
 from verl.experimental.reward_loop.reward_manager.base import RewardManagerBase  # noqa: E402
 
@@ -53,7 +53,7 @@ def row_step(extra_info: Any) -> int | None:
         return None
     if not isinstance(extra_info, Mapping):
         raise ValueError(f"extra_info must be a mapping (VERL's per-row dict), got {type(extra_info).__name__}")
-    return Shaper.steps_completed(extra_info.get(STEP_KEY), f"extra_info.{STEP_KEY}")
+    return steps_completed(extra_info.get(STEP_KEY), f"extra_info.{STEP_KEY}")
 
 
 def row_label(reward_model: Any) -> Any:
@@ -64,11 +64,21 @@ def row_label(reward_model: Any) -> Any:
     return reward_model["ground_truth"]
 
 
-def score_fields(shaper: Any, solution_str: Any, ground_truth: Any, step: int) -> dict[str, Any]:
-    """The fixed-key result VERL stores as ``reward_extra_info``."""
-    scored = shaper.score(final_turn(solution_str), ground_truth, step)
-    return {"score": float(scored.reward), "acc": float(scored.success), "failure": scored.failure,
-            **scored.metrics()}
+def rewards(shaper: Shaper, outputs: Sequence[Any], labels: Sequence[Any], step: int) -> list[SampleScore]:
+    """The reward entry (the adapter contract): each decoded response's final turn (``final_turn``) scored with
+    its row's label, one row at a time, as VERL's reward loop scores rows."""
+    return [shaper.score(final_turn(text), label, step) for text, label in zip(outputs, labels, strict=True)]
+
+
+def reward_fields(reward: float, success: bool, failure: str, metrics: Mapping[str, float]) -> dict[str, Any]:
+    """The fixed-key result VERL stores as ``reward_extra_info``: ``score``, ``acc``, ``failure`` and every metric."""
+    return {"score": float(reward), "acc": float(success), "failure": failure, **metrics}
+
+
+def score_fields(shaper: Shaper, solution_str: Any, ground_truth: Any, step: int) -> dict[str, Any]:
+    """One row's ``reward_extra_info``: its ``rewards`` entry."""
+    (scored,) = rewards(shaper, [solution_str], [ground_truth], step)
+    return reward_fields(scored.reward, scored.success, scored.failure, scored.metrics())
 
 
 def compute_score(data_source: str, solution_str: str, ground_truth: Any, extra_info: Mapping | None = None,
@@ -108,7 +118,7 @@ class PlanshapeRewardManager(RewardManagerBase):
 
     def step_for(self, non_tensor_batch: Mapping[str, Any]) -> int:
         values = non_tensor_batch.get(STEP_KEY)
-        step = Shaper.steps_completed(values[-1]) if values is not None and len(values) else None
+        step = steps_completed(values[-1]) if values is not None and len(values) else None
         if step is not None:
             return step
         if self.shaper.staged:
@@ -128,5 +138,10 @@ class PlanshapeRewardManager(RewardManagerBase):
         fields = await self.loop.run_in_executor(None, score_fields, self.shaper, text, ground_truth, step)
         return {"reward_score": fields["score"], "reward_extra_info": fields}
 
+
+if TYPE_CHECKING:  # the adapter contract (shaping/facade/contract.py)
+    from planshape.shaping.facade import Rewards
+
+    _contract: Rewards = rewards
 
 finish_registration()

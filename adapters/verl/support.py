@@ -1,10 +1,12 @@
 """VERL releases planshape supports and what each gets (the one table; see the facade's ``Support``).
 
-Checked against the released wheels (0.7.1, 0.8.0, 0.9.1): ``core_algos.register_adv_est`` and the legacy
-``ray_trainer.compute_advantage`` (same estimator kwargs), the reward-loop registry and ``RewardManagerBase(config,
-tokenizer, compute_score)``, the ``reward.*`` config, ``BaseTool`` and ``ToolAgentLoop``'s tool calls are the same
-in all three; the ``verl.plugins`` entry point, the V1 trainers (``verl.trainer.ppo.v1``, with the sync and both
-async modes) and ``verl.utils.skip`` (the step every trainer records) are 0.9 only. Tested in CI: 0.7.1 and 0.9.1.
+Checked against the released wheels (0.7.1, 0.8.0, 0.9.1; each minor line's newest release installed by
+``scripts/setup-verl.sh`` and passed through the contract subset, ``scripts/check-releases.sh``):
+``core_algos.register_adv_est`` and the legacy ``ray_trainer.compute_advantage`` (same estimator kwargs), the
+reward-loop registry and ``RewardManagerBase(config, tokenizer, compute_score)``, the ``reward.*`` config,
+``BaseTool`` and ``ToolAgentLoop``'s tool calls are the same in all three; the ``verl.plugins`` entry point, the V1
+trainers (``verl.trainer.ppo.v1``, with the sync and both async modes) and ``verl.utils.skip`` (the step every
+trainer records) are 0.9 only. Tested in CI: 0.7.1 and 0.9.1.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ STEP = "trainer_step"
 SUPPORT = Support(
     package="verl", label="VERL", oldest="0.7.1", before="0.10",
     columns=(("0.7", "0.7.1"), ("0.8", "0.8.0"), ("0.9", "0.9.0")),
-    tested=("0.7.1", "0.9.1"), extra="verl-core",
+    tested=("0.7.1", "0.9.1"), checked=("0.7.1", "0.8.0", "0.9.1"), extra="verl-core",
     everywhere=(
         "the `planshape` reward manager and `compute_score` (reward loop)",
         "`algorithm.adv_estimator=planpo` through the legacy trainer (`ray_trainer.compute_advantage`)",

@@ -61,33 +61,19 @@ class PlanshapeTool(BaseTool):
         return None
 
 
-class SearchFlights(PlanshapeTool):
-    tool_name = "search_flights"
+def _tool(class_name: str, tool_name: str) -> type[PlanshapeTool]:
+    """One tool's class, under the name the tool YAML gives VERL's loader (``class_name``)."""
+    return type(class_name, (PlanshapeTool,), {"tool_name": tool_name, "__module__": __name__,
+                                                "__qualname__": class_name})
 
 
-class SearchAccommodations(PlanshapeTool):
-    tool_name = "search_accommodations"
-
-
-class SearchRestaurants(PlanshapeTool):
-    tool_name = "search_restaurants"
-
-
-class SearchAttractions(PlanshapeTool):
-    tool_name = "search_attractions"
-
-
-class SearchGroundTransportation(PlanshapeTool):
-    tool_name = "search_ground_transportation"
-
-
-class GetCities(PlanshapeTool):
-    tool_name = "get_cities"
-
-
-class Calculator(PlanshapeTool):
-    tool_name = "calculator"
-
+SearchFlights = _tool("SearchFlights", "search_flights")
+SearchAccommodations = _tool("SearchAccommodations", "search_accommodations")
+SearchRestaurants = _tool("SearchRestaurants", "search_restaurants")
+SearchAttractions = _tool("SearchAttractions", "search_attractions")
+SearchGroundTransportation = _tool("SearchGroundTransportation", "search_ground_transportation")
+GetCities = _tool("GetCities", "get_cities")
+Calculator = _tool("Calculator", "calculator")
 
 TOOL_CLASSES: tuple[type[PlanshapeTool], ...] = (
     SearchFlights, SearchAccommodations, SearchRestaurants, SearchAttractions, SearchGroundTransportation,

@@ -16,7 +16,7 @@ chosen by ``trainer.v1.trainer_mode``. ``register.py`` registers one class per V
   buffer, refill, checkpoints, prompt reissue) and reads ``trainer.v1.<mode>`` for the mode's settings, so once
   the registry has chosen the class, ``trainer.v1.trainer_mode`` is set back to VERL's mode before the base
   class reads it;
-* after VERL's advantage step it adds the estimator's statistics (``advantages.last_stats``, written by the
+* after VERL's advantage step it adds the estimator's statistics (``advantages.advantage_step``, filled by the
   call just made, in this process) to that step's metrics, as VERL adds its own KL metrics there (an async step
   with ``parameter_sync_step`` > 1 runs several advantage steps; VERL's aggregator averages them by rows);
 * after VERL's metric step it adds the batch means of the reward's planshape metrics, read from each row's
@@ -37,10 +37,10 @@ Two things only a trainer knows, so only these trainers give them to planshape:
   the async modes with ``success.by=pass``, the reward's own verdict ``acc`` (a row rolled out at an older
   step was scored under that step's stage, so its score must not be read against this step's maximum). They
   are fetched before VERL's advantage step and handed, by TransferQueue key, to the ``planpo`` estimator
-  (``advantages.row_success``, read by ``multi_output.py`` in both layouts).
-* for GiGPO, each row's anchor states, likewise (``advantages.row_anchors``, ``anchor_states``);
+  (handed down in ``advantages.advantage_step``, read by ``multi_output.py`` in both layouts).
+* for GiGPO, each row's anchor states, likewise (``anchor_states``);
 * with ``step_rewards.field``, each row's per-turn rewards besides the outcome, the list the agent loop keeps in the
-  row's ``extra_fields`` (``advantages.row_step_rewards``, ``step_rewards``).
+  row's ``extra_fields``, likewise (``step_rewards``).
 """
 
 from __future__ import annotations
@@ -57,13 +57,13 @@ SUPPORT.require(TRAINER)  # outside the range, or before 0.9: one message, befor
 import numpy as np  # noqa: E402
 import transfer_queue as tq  # noqa: E402
 from omegaconf import open_dict, read_write  # noqa: E402
-from planshape.shaping.facade import ConfigError, Shaper  # noqa: E402
+from planshape.shaping.facade import ConfigError, Shaper, tool_call_anchors, turn_texts  # noqa: E402
 from verl.trainer.ppo.v1.trainer_colocate_async import PPOTrainerColocateAsync  # noqa: E402
 from verl.trainer.ppo.v1.trainer_separate_async import PPOTrainerSeparateAsync  # noqa: E402
 from verl.trainer.ppo.v1.trainer_sync import PPOTrainerSync  # noqa: E402
 
 from . import advantages, multi_output  # noqa: E402
-from .config import BLOCK, block_mapping, run_shaper  # noqa: E402
+from .config import BLOCK, block_mapping, block_shaper, run_shaper  # noqa: E402
 from .settings_refused import algorithm_refusals, refuse, reward_refusals  # noqa: E402
 
 TRAINER_NAME = "planshape"
@@ -100,7 +100,7 @@ def align_total_steps(config: Any, run_steps: int, run_source: str) -> Shaper:
     naming both numbers), written back into the block so every ``Shaper`` built from it agrees."""
     node, key = block_home(config)
     settings = block_mapping(node[key])
-    run_shaper(settings, run_steps, run_source)  # the facade's rule: fill in, or refuse a different number
+    block_shaper(settings, run_steps, run_source)  # the facade's rule: fill in, or refuse a different number
     with read_write(node), open_dict(node):
         node[key] = {**settings, TOTAL_STEPS: run_steps}
     return run_shaper(node[key])
@@ -155,28 +155,19 @@ class PlanshapeSteps(_VerlTrainer):
                    + reward_refusals(self.config, self.shaper, str(manager.get("name"))))
 
     def _compute_advantage(self, batch: Any, metrics: dict) -> Any:
-        advantages.last_stats.clear()  # what is there after the call is this call's
-        advantages.row_success.clear()
-        advantages.row_anchors.clear()
-        advantages.row_step_rewards.clear()
         ours = self.config.algorithm.adv_estimator == advantages.NAME
         flag = self.success_field()
-        if flag is not None and ours:
-            advantages.row_success.update(self.success_flags(batch, flag))
-        if self.shaper.uses_anchors and ours:
-            advantages.row_anchors.update(self.anchor_states(batch))
+        success = self.success_flags(batch, flag) if flag is not None and ours else None
+        anchors = self.anchor_states(batch) if self.shaper.uses_anchors and ours else None
+        step_rewards = None
         if self.shaper.step_reward_field is not None and ours:
-            advantages.row_step_rewards.update(self.step_rewards(batch))
+            step_rewards = self.step_rewards(batch)
         elif ours:  # per-turn rewards under the documented name, which nothing reads: refused, not ignored
             names = {key for fields in self._extra_fields(batch) if isinstance(fields, Mapping) for key in fields}
             self.shaper.refuse_unread_step_rewards(names, "a row's extra_fields")
-        try:
+        with advantages.advantage_step(success, anchors, step_rewards) as step:
             batch = super()._compute_advantage(batch, metrics)
-        finally:
-            advantages.row_success.clear()
-            advantages.row_anchors.clear()
-            advantages.row_step_rewards.clear()
-        metrics.update(advantage_metrics(self.shaper, advantages.last_stats))
+        metrics.update(advantage_metrics(self.shaper, step.stats))
         return batch
 
     def anchor_states(self, batch: Any) -> dict[str, list[Any]]:
@@ -189,14 +180,14 @@ class PlanshapeSteps(_VerlTrainer):
             return self.row_lists(batch, self.shaper.config.anchor.field, "anchor.by=state", "one state id")
         data = tq.kv_batch_get(keys=list(batch.keys), partition_id=batch.partition_id,
                                select_fields=["responses", "response_mask"]).to_padded_tensor()
-        texts = Shaper.turn_texts(data["response_mask"], data["responses"], self.tokenizer.decode)
+        texts = turn_texts(data["response_mask"], data["responses"], self.tokenizer.decode)
         sessions: dict[str, list[tuple[int, int]]] = {}
         for row, (session, output) in enumerate(zip(*multi_output.sessions(keys), strict=True)):
             sessions.setdefault(session, []).append((output, row))
         out = {}
         for rows in sessions.values():
             rows.sort()
-            states = iter(Shaper.tool_call_anchors([text for _, row in rows for text in texts[row]]))
+            states = iter(tool_call_anchors([text for _, row in rows for text in texts[row]]))
             for _, row in rows:
                 out[keys[row]] = [next(states) for _ in texts[row]]
         return out

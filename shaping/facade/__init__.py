@@ -12,22 +12,33 @@ Step convention, stated once: ``step`` is the number of optimizer steps complete
 first batch is step 0 (VERL ``global_steps - 1``, TRL ``trainer_state.global_step``, OpenRLHF
 ``global_step``). Stage boundaries are half-open. See docs/adapter-kit.md.
 
-One module per concern: ``shaper`` (the two jobs), ``success`` (the success rule both share), ``carried``
-(checked once, weighed at another step), ``metrics`` (the names a run logs),
-``agent`` (prompt, tools, tool calls as text), ``queries`` and ``steps`` (what trainers hand over),
-``describe`` (``describe`` / ``explain``), ``resources`` (worker pool, verdict log), ``arguments`` and
-``preflight`` (what every adapter's commands share), ``releases`` (the one version error and the trainer releases
-each adapter supports), ``environment`` (an episode as the environment standards step it: verifiers, OpenEnv, TRL's
-``environment_factory``).
+``Shaper`` holds its parts, each an object built and tested alone: the reward (``planshape.shaping.reward.Scorer``),
+the estimator (``estimator``), the agent side (``agent``: prompt, tools, tool calls as text), the process's resources
+(``resources``: worker pool, verdict log) and the description (``describe``: ``describe`` / ``explain``). Beside
+it, one module per concern: the data side as functions (``queries``, ``steps``, ``turns``: what trainers hand over),
+``arguments`` and ``preflight`` (the commands and checks every adapter shares), ``contract`` (the adapter contract
+as types), ``releases`` (the one version error and the trainer releases each adapter supports), ``environment`` (an
+episode as the environment standards step it: verifiers, OpenEnv, TRL's ``environment_factory``).
 """
 
 from ..components import NO_ANSWER, PASSED
 from ..config import STEP_REWARDS_SETTING, ConfigError, ShapingConfig, StepRewardsIgnored, as_mapping
 from ..hookspecs import hookimpl
 from ..observe.metric_names import PREFIX, metric_name
+from ..reward import read_query
 from ..scores import SampleScore, TokenAdvantages
+from ..splits import PLANNER_R1_VAL_SIZE
 from .agent import MAX_TEXT_CALLS, TextCall, parse_tool_calls, response_text, tool_responses
-from .arguments import add_check_arguments, add_data_arguments, add_split_arguments, data_shaper, print_written
+from .arguments import (
+    add_check_command,
+    add_command_group,
+    add_data_arguments,
+    add_data_command,
+    add_split_arguments,
+    data_shaper,
+    print_written,
+)
+from .contract import CheckLaunch, PrepareData, Rewards, RunShaper, TokenAdvantagesFn, renamed
 from .environment import (
     MAX_CALLS_PER_TURN,
     MAX_TURNS,
@@ -42,18 +53,32 @@ from .environment import (
     turn_cap_reason,
 )
 from .preflight import Report, check_database, check_shaper
-from .queries import read_all_queries
+from .queries import (
+    Written,
+    gold_answer,
+    query_json,
+    query_splits,
+    read_all_queries,
+    read_queries,
+    split_queries,
+    write_jsonl,
+)
 from .releases import Feature, FeatureUnavailable, Support, UnsupportedRelease
 from .shaper import Shaper
+from .steps import steps_completed, trainer_step
+from .turns import tool_call_anchors, turn_counts, turn_texts
 
 __all__ = [
-    "MAX_CALLS_PER_TURN", "MAX_TEXT_CALLS", "MAX_TURNS", "NO_ANSWER", "PASSED", "PREFIX", "SPLITS",
-    "STEP_REWARDS_SETTING", "Call", "ConfigError", "Episode", "Feature", "FeatureUnavailable", "Report", "RewardClient",
-    "SampleScore", "ServerError", "Shaper", "ShapingConfig", "StepRewardsIgnored", "Support", "TextCall",
-    "TokenAdvantages", "Turns", "UnsupportedRelease", "add_check_arguments", "add_data_arguments",
-    "add_split_arguments", "as_mapping", "check_database", "check_limits", "check_shaper", "data_shaper",
-    "episode_records", "hookimpl", "metric_name", "parse_tool_calls", "print_written", "read_all_queries",
-    "response_text", "shared_shaper", "tool_function", "tool_responses", "turn_cap_reason",
+    "MAX_CALLS_PER_TURN", "MAX_TEXT_CALLS", "MAX_TURNS", "NO_ANSWER", "PASSED", "PLANNER_R1_VAL_SIZE", "PREFIX",
+    "SPLITS", "STEP_REWARDS_SETTING", "Call", "CheckLaunch", "ConfigError", "Episode", "Feature", "FeatureUnavailable",
+    "PrepareData", "Report", "RewardClient", "Rewards", "RunShaper", "SampleScore", "ServerError", "Shaper",
+    "ShapingConfig", "StepRewardsIgnored", "Support", "TextCall", "TokenAdvantages", "TokenAdvantagesFn", "Turns",
+    "UnsupportedRelease", "Written", "add_check_command", "add_command_group", "add_data_arguments",
+    "add_data_command", "add_split_arguments", "as_mapping", "check_database", "check_limits", "check_shaper",
+    "data_shaper", "episode_records", "gold_answer", "hookimpl", "metric_name", "parse_tool_calls", "print_written",
+    "query_json", "query_splits", "read_all_queries", "read_queries", "read_query", "renamed", "response_text",
+    "shared_shaper", "split_queries", "steps_completed", "tool_call_anchors", "tool_function", "tool_responses",
+    "trainer_step", "turn_cap_reason", "turn_counts", "turn_texts", "write_jsonl",
 ]
 
 _REMOTE = ("RewardClient", "ServerError")

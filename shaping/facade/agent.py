@@ -4,7 +4,7 @@ translates the same objects."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from planshape.validators.travelplanner.agent import prompt
@@ -17,10 +17,9 @@ from planshape.validators.travelplanner.agent.tool_calls import (
 from planshape.validators.travelplanner.agent.tools import TOOL_SCHEMAS, ToolBox
 
 if TYPE_CHECKING:
-    from ..config import ShapingConfig
-    from ..reward import Scorer
+    from planshape.validators.travelplanner.store.sandbox import SandboxStore
 
-__all__ = ["MAX_TEXT_CALLS", "AgentSide", "TextCall", "parse_tool_calls", "tool_responses"]
+__all__ = ["MAX_TEXT_CALLS", "AgentSide", "TextCall", "parse_tool_calls", "response_text", "tool_responses"]
 
 
 def response_text(query: str, prompt: Any) -> str:
@@ -30,22 +29,22 @@ def response_text(query: str, prompt: Any) -> str:
 
 
 class AgentSide:
-    """What an agent loop needs of a ``Shaper``: its prompt, its tools and their schemas."""
+    """What an agent loop needs: the prompt, the tools over the run's store (``store()`` opens it, once per
+    process, shared with scoring) and their schemas; ``max_chars`` cuts each tool response."""
 
-    config: ShapingConfig
-
-    if TYPE_CHECKING:  # the Shaper's cached property; declared read-only so that it may be one
-        @property
-        def scorer(self) -> Scorer: ...
     prompt_version = prompt.PROMPT_VERSION
+
+    def __init__(self, store: Callable[[], SandboxStore], max_chars: int):
+        self._store = store
+        self.max_chars = max_chars
 
     def messages(self, record: Mapping[str, Any], include_tools: bool = False) -> list[dict[str, str]]:
         """The chat prompt of one query: the versioned Planner-R1 system prompt and the query text."""
         return prompt.messages(record, include_tools)
 
     def tools(self) -> ToolBox:
-        """The seven agent tools over the sandbox (one store per process, shared with scoring)."""
-        return ToolBox(self.scorer.store, max_chars=self.config.tools.max_chars)
+        """The seven agent tools over the sandbox."""
+        return ToolBox(self._store(), max_chars=self.max_chars)
 
     @property
     def tool_schemas(self) -> list[dict[str, Any]]:

@@ -11,52 +11,33 @@ from planshape.validators.travelplanner.evaluation.explain import Explanation, c
 from planshape.validators.travelplanner.plan.formats import gate
 
 from .. import plugins
-from ..config import takes_alpha
-from .queries import QueryLike, read_query
+from ..reward import QueryLike, read_query
 
 if TYPE_CHECKING:
-    from ..advantages import Estimator
     from ..config import ShapingConfig
     from ..reward import Scorer
-    from ..schedules import LinearDecay, Schedule
+    from .estimator import AdvantageEstimator
 
 
 class Description:
-    """``describe`` and ``explain`` of a ``Shaper``."""
+    """``describe`` and ``explain`` over a config's scorer and estimator (``prompt_version``: the agent side's)."""
 
-    config: ShapingConfig
-
-    if TYPE_CHECKING:  # the Shaper's cached property; declared read-only so that it may be one
-        @property
-        def scorer(self) -> Scorer: ...
-    schedule: Schedule
-    alpha_decay: LinearDecay
-    estimator: Estimator
-    prompt_version: str
+    def __init__(self, config: ShapingConfig, scorer: Scorer, estimator: AdvantageEstimator, prompt_version: str):
+        self.config = config
+        self.scorer = scorer
+        self.estimator = estimator
+        self.prompt_version = prompt_version
 
     def describe(self) -> dict[str, Any]:
         """Everything a user should see before launching a run (estimator-only: what the estimator uses)."""
-        decay = self.alpha_decay
-        estimator = {
-            "estimator": self.config.estimator, "estimator_options": dict(self.config.estimator_options),
-            "alpha": ({"init": decay.init, "final": decay.final, "steps": self.config.alpha_horizon}
-                      if takes_alpha(self.estimator) else None),
-            "success": self.config.success.model_dump(exclude_none=True),
-            "anchor": ({"by": self.config.anchor_key, "field": self.config.anchor.field,
-                        **({"similarity": self.config.anchor.similarity} if self.config.anchor.similarity else {})}
-                       if getattr(self.estimator, "uses_anchors", False) else None),
-            "per_turn_rewards": ({"read": True, **self.config.step_rewards.model_dump(exclude_none=True)}
-                                 if self.config.reads_step_rewards else
-                                 "refused (the estimator reads the outcome only)"),
-            "step_convention": "optimizer steps completed, from 0",
-        }
+        estimator = self.estimator.describe()
         if self.config.estimator_only:
             return {"database": None, "estimator_only": True, **estimator, "log_dir": self.config.log_dir,
                     "plugins": plugins.versions()}
-        stages = self.schedule.stages
+        stages = self.scorer.schedule.stages
         return {
             "database": str(self.config.database_path), "backend": self.config.backend, "mode": self.config.mode,
-            "schedule": self.schedule.name,
+            "schedule": self.scorer.schedule.name,
             "stages": [{"name": s.name, "from_step": s.start, "until_step": nxt.start if nxt else None,
                         "weights": dict(s.weights)} for s, nxt in zip(stages, [*stages[1:], None], strict=True)],
             **estimator,
@@ -73,7 +54,7 @@ class Description:
         gate, the plugins' checks in the config's mode). A plan given as parsed JSON is checked as given: upstream
         day dicts without the gate, structured days through it."""
         parsed = read_query(query)
-        mode = self.scorer.mode
+        scorer = self.scorer
         days = None if isinstance(answer, str) else as_days(answer)
         plan: list[Any] | None
         if days and all(isinstance(d, Mapping) and "current_city" in d for d in days):
@@ -82,11 +63,10 @@ class Description:
             gated = gate(answer, self.config.answer.max_chars)
             plan, reason = gated.plan, gated.reason
         else:
-            reading = self.scorer.read(answer)
+            reading = scorer.read(answer)
             plan, reason = reading.plan, reading.reason
         if plan is None:
-            return Explanation(mode.name, reason)
-        result, _ = self.scorer.check(plan, parsed)
-        store = self.scorer.store
-        return Explanation(mode.name, reason, result, claims(plan, parsed, store, mode),
-                           timeline(plan, parsed, store, mode))
+            return Explanation(scorer.mode.name, reason)
+        result, _ = scorer.check(plan, parsed)
+        return Explanation(scorer.mode.name, reason, result, claims(plan, parsed, scorer.store, scorer.mode),
+                           timeline(plan, parsed, scorer.store, scorer.mode))

@@ -29,7 +29,8 @@ from planshape.validators.travelplanner.agent.tools import ToolBox
 
 from ..components import NO_ANSWER
 from ..config import as_mapping
-from .queries import as_query, read_all_queries
+from ..reward import as_query, read_query
+from .queries import read_all_queries, split_queries
 
 if TYPE_CHECKING:
     from ..scores import SampleScore
@@ -85,7 +86,7 @@ class Episode:
         """Start an episode on ``query`` (a TravelPlanner record or its JSON text, as a dataset row holds it);
         returns its prompt messages. A query the reward cannot read raises ``ValueError`` (a dataset error)."""
         record = as_query(query)
-        self.shaper.read_query(record)  # the reward's own reading: a bad row fails here, not at scoring
+        read_query(record)  # the reward's own reading: a bad row fails here, not at scoring
         self.record = dict(record)
         self._loop.reset()
         self.answer = None
@@ -171,14 +172,14 @@ class _Lazy:
 def episode_records(shaper: Shaper, paths: Sequence[str | Path], split: str = "all",
                     val_size: int | None = None, seed: int = 0) -> list[dict[str, Any]]:
     """The queries of an environment: every record of ``paths`` (``"sample"``: the sample world's), or one half of
-    Planner-R1's seeded re-split of them (``split`` "train" / "validation", ``Shaper.split_queries``)."""
+    Planner-R1's seeded re-split of them (``split`` "train" / "validation", ``split_queries``)."""
     if split not in SPLITS:
         raise ValueError(f"split must be one of {SPLITS}, got {split!r}")
     records = read_all_queries(list(paths))
     if split == "all":
         return records
     options = {} if val_size is None else {"val_size": val_size}
-    train, validation = shaper.split_queries(records, seed=seed, **options)
+    train, validation = split_queries(records, seed=seed, **options)
     return train if split == "train" else validation
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 from planshape.validators.travelplanner import sample as sample_world
 from planshape.validators.travelplanner.query import Query, gold_plan, read_query_rows
@@ -15,41 +15,12 @@ from ..config import SAMPLE_WORLD
 from ..splits import PLANNER_R1_VAL_SIZE
 from ..splits import split_queries as _split_queries
 
-QueryLike = Query | Mapping[str, Any] | str
 
+class Written(TypedDict):
+    """One file a ``prepare-data`` wrote: where, and how many rows."""
 
-def as_query(query: QueryLike) -> Query | Mapping[str, Any]:
-    """A trainer-side query (a dataset label): its JSON text is parsed here, nesting bounded; a bad one raises
-    ``ValueError`` saying what it must be (the one reading of every trainer's label)."""
-    if isinstance(query, (bytes, bytearray)):
-        query = bytes(query).decode("utf-8", "replace")
-    if isinstance(query, str):
-        try:
-            query = json.loads(query)
-        except RecursionError:
-            raise ValueError("query text nests too deeply to be a TravelPlanner record") from None
-        except ValueError as exc:
-            raise ValueError(f"query text is not JSON ({exc})") from None
-    if not isinstance(query, (Query, Mapping)):
-        raise ValueError(f"a query is a TravelPlanner record (mapping), its JSON text or a Query, "
-                         f"got {type(query).__name__}")
-    return query
-
-
-def parse_query(query: Query | Mapping[str, Any]) -> Query:
-    """A record as a ``Query`` (``ValueError`` naming what is wrong with it)."""
-    if isinstance(query, Query):
-        return query
-    try:
-        return Query.from_record(query)
-    except RecursionError:
-        raise ValueError("the query record nests too deeply to be a TravelPlanner record") from None
-
-
-def read_query(label: QueryLike) -> Query:
-    """A trainer's query label (a record, its JSON text, or a ``Query``) read as the reward reads it;
-    ``ValueError`` saying what it must be (what a preflight runs on a data file's first row)."""
-    return parse_query(as_query(label))
+    path: str
+    rows: int
 
 
 def read_queries(path: str | Path) -> list[dict[str, Any]]:
@@ -85,3 +56,26 @@ def split_queries(records: Sequence[Mapping[str, Any]], val_size: int = PLANNER_
                   seed: int = 0) -> tuple[list, list]:
     """(train, validation) records: Planner-R1's seeded re-split, stratified by level (``splits.py``)."""
     return _split_queries(records, val_size, seed)
+
+
+def query_splits(queries: Sequence[str | Path], out: str | Path, val_out: str | Path | None = None,
+                 val_size: int = PLANNER_R1_VAL_SIZE, seed: int = 0, limit: int | None = None
+                 ) -> list[tuple[str, list[dict[str, Any]], Path]]:
+    """What a ``prepare-data`` writes where, as ``(split, records, path)``: the records of the query files (the
+    first ``limit`` when given) all to ``out``, or, with ``val_out``, Planner-R1's re-split: ``train`` to ``out``,
+    ``val`` to ``val_out``."""
+    records = read_all_queries(queries)
+    records = records[:limit] if limit else records
+    if val_out is None:
+        return [("train", records, Path(out))]
+    train, val = split_queries(records, val_size, seed)
+    return [("train", train, Path(out)), ("val", val, Path(val_out))]
+
+
+def write_jsonl(rows: Sequence[Mapping[str, Any]], path: Path) -> Written:
+    """Dataset rows as JSON Lines at ``path`` (its folder made), and what was written."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("w", encoding="utf-8") as out:
+        for row in rows:
+            out.write(json.dumps(row, ensure_ascii=False) + "\n")
+    return {"path": str(path), "rows": len(rows)}

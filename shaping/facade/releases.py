@@ -11,6 +11,7 @@ upgrade to.
 from __future__ import annotations
 
 import re
+import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from importlib import metadata
@@ -22,6 +23,10 @@ class UnsupportedRelease(ImportError):
     """The trainer an adapter plugs into is missing, or a release outside the adapter's range: the message names
     the supported releases and what to install (an ``ImportError``, so ``importorskip`` and plugin loaders that
     skip unimportable plugins treat it as the missing dependency it is)."""
+
+
+class UncheckedRelease(UserWarning):
+    """A release inside an adapter's range whose minor line was not run through the contract checks."""
 
 
 class FeatureUnavailable(RuntimeError):
@@ -49,6 +54,11 @@ class Support:
     before: str  # the first release out of range (the next minor after the newest checked)
     columns: tuple[tuple[str, str], ...]  # the table's columns, oldest first: (label, first release of it)
     tested: tuple[str, ...]  # the releases CI runs the adapter suite against (oldest and newest)
+    checked: tuple[str, ...] = ()  # a release of each claimed minor line (its newest patch), installed by the
+    # setup script in a fresh venv and passed through the contract subset (scripts/check-releases.sh)
+    unchecked: tuple[str, ...] = ()  # minor lines inside the range that no release in ``checked`` stands for:
+    # not claimed (an import warns, naming the command that checks it); every line is one or the other
+    # (tests/test_support_tables.py)
     features: tuple[Feature, ...] = ()
     everywhere: tuple[str, ...] = ()  # what works on every release of the range
     out_of_range: str = ""  # what older releases lack, for the docs (e.g. OpenRLHF's flat flags)
@@ -86,6 +96,11 @@ class Support:
         if not self.in_range(found):
             raise UnsupportedRelease(f"planshape's {self.label} adapter supports {self.label} {self.range}, found "
                                      f"{self.package} {found}: pip install '{self.spec}'")
+        if _line(found) in self.unchecked:
+            warnings.warn(f"{self.package} {found} is inside planshape's {self.label} range, but no {_line(found)}.x "
+                          f"release was run through the adapter's contract checks; run `bash scripts/check-releases.sh "
+                          f"{self.package} {found}` from a planshape checkout, or use one of the checked lines "
+                          f"({', '.join(self.lines())})", UncheckedRelease, stacklevel=2)
         return found
 
     def feature(self, name: str) -> Feature:
@@ -122,6 +137,10 @@ class Support:
             out.append((feature.what, ok, "yes" if ok else f"needs >= {feature.since}: {feature.below}"))
         return out
 
+    def lines(self) -> list[str]:
+        """The minor lines of the range that a release in ``checked`` stands for (``"0.8"``), oldest first."""
+        return sorted({_line(v) for v in self.checked}, key=Version)
+
     def markdown(self) -> str:
         """The docs' release x feature table (``tests/test_support_tables.py`` checks every copy)."""
         head = f"| {self.label} {self.range} | " + " | ".join(label for label, _ in self.columns) + " |"
@@ -134,9 +153,19 @@ class Support:
             note = f" ({self.notes[feature.name]})" if feature.name in self.notes else ""
             lines.append(f"| {feature.what}{note} | " + " | ".join(cells) + " |")
         lines.append(f"\nTested in CI: {', '.join(f'{self.package} {v}' for v in self.tested)}. "
-                     f"Outside {self.range}: refused at import with the range and the install line."
+                     + (f"Installed by the setup script and run through the contract subset "
+                        f"(`scripts/check-releases.sh`), one release per minor line: {', '.join(self.checked)}. "
+                        if self.checked else "")
+                     + (f"Inside the range but not yet run through it, so not claimed (an import warns): "
+                        f"{', '.join(line + '.x' for line in self.unchecked)}. " if self.unchecked else "")
+                     + f"Outside {self.range}: refused at import with the range and the install line."
                      + (f" {self.out_of_range}" if self.out_of_range else ""))
         return "\n".join(lines)
+
+
+def _line(version: str) -> str:
+    """A release's minor line: ``"0.8"`` for 0.8.0 (and its dev/rc/post builds)."""
+    return ".".join(str(part) for part in _release(version).release[:2])
 
 
 def _release(version: str) -> Version:

@@ -14,14 +14,14 @@ if TYPE_CHECKING:
 
 
 class ProcessResources:
-    """The scoring pool of ``config.workers`` and the verdict log of ``config.log_dir``, and their shutdown."""
+    """The scoring pool of ``config.workers`` and the verdict log of ``config.log_dir`` (its header: ``header()``,
+    what will run), and their shutdown."""
 
-    config: ShapingConfig
-    _log: SampleLog | None = None
-    _pool: ScoringPool | None = None
-
-    if TYPE_CHECKING:
-        def describe(self) -> dict[str, Any]: ...  # the verdict log's header (``describe.Description``)
+    def __init__(self, config: ShapingConfig, header: Callable[[], dict[str, Any]] = dict):
+        self.config = config
+        self._header = header
+        self._log: SampleLog | None = None
+        self._pool: ScoringPool | None = None
 
     @property
     def pool(self) -> ScoringPool:
@@ -30,21 +30,22 @@ class ProcessResources:
             from ..scoring_pool import ScoringPool
 
             worker = self.config.model_copy(update={"workers": 0, "log_dir": None, "sample_budget_s": None})
-            self._pool = ScoringPool(partial(pool_scorer, type(self), worker.model_dump()), self.config.workers,
+            self._pool = ScoringPool(partial(pool_scorer, worker.model_dump()), self.config.workers,
                                      self.config.sample_budget_s)
         return self._pool
 
-    def _verdict_log(self) -> SampleLog | None:
+    def verdict_log(self) -> SampleLog | None:
+        """The process's verdict log (None without ``log_dir``), opened on first use."""
         if self.config.log_dir is None:
             return None
         if self._log is None:
             from ..observe.sample_log import SampleLog
 
-            self._log = SampleLog(self.config.log_dir, meta={"describe": self.describe()})
+            self._log = SampleLog(self.config.log_dir, meta={"describe": self._header()})
         return self._log
 
-    def _log_scores(self, step: int, scores: Sequence[SampleScore]) -> None:
-        log = self._verdict_log()
+    def log_scores(self, step: int, scores: Sequence[SampleScore]) -> None:
+        log = self.verdict_log()
         if log is not None:
             log.scores(step, scores)
 
@@ -58,8 +59,9 @@ class ProcessResources:
             self._log = None
 
 
-def pool_scorer(shaper: type, config: dict[str, Any]) -> Callable[..., SampleScore]:
-    """A pool worker's scorer: this config's ``Shaper``, built once in the worker process."""
+def pool_scorer(config: dict[str, Any]) -> Callable[..., SampleScore]:
+    """A pool worker's scorer: this config's ``Scorer``, built once in the worker process."""
     from ..config import ShapingConfig
+    from ..reward import Scorer
 
-    return shaper(ShapingConfig.model_validate(config))._score_now
+    return Scorer.from_config(ShapingConfig.model_validate(config)).score

@@ -1,75 +1,84 @@
-"""``Shaper``: one validated configuration bound to its sandbox, scorer and estimator, doing the facade's two
-jobs: score model outputs at a step, and turn a batch's scores into per-token advantages. Its other members live
-one concern per module: the success rule (``success``), weighing at another step (``carried``), metric names
-(``metrics``), the agent side (``agent``), describe/explain (``describe``), per-process resources
-(``resources``)."""
+"""``Shaper``: one validated configuration bound to the parts that do the facade's two jobs (score model outputs at
+a step; turn a batch's scores into per-token advantages), each part built alone and held here: the reward
+(``reward.Scorer``), the estimator (``estimator``), the agent side (``agent``), the process's resources
+(``resources``) and the description (``describe``). ``Shaper`` delegates the names adapters and users call, and no
+more; the data side is the facade's functions (``queries``, ``steps``, ``turns``)."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
-from dataclasses import replace
-from functools import cached_property, lru_cache
+import warnings
+from collections.abc import Callable, Mapping, Sequence
+from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from planshape.validators.travelplanner.checks.modes import get_mode
-from planshape.validators.travelplanner.query import Query
-from planshape.validators.travelplanner.store.sqlite import open_store
 
 from .. import plugins
 from ..budget import Failed, run_with_budget, score_all
-from ..components import COMPONENTS, ERROR, failure_categories
-from ..config import (
-    STEP_REWARDS_FIELD,
-    ConfigError,
-    ShapingConfig,
-    StepRewardsIgnored,
-    as_mapping,
-    step_rewards_ignored,
-    takes_alpha,
-)
-from ..observe.monitor import NOT_CHECKED
-from ..observe.verdict_log import verdict_code
-from ..reward import RewardResult, Scorer
+from ..components import ERROR
+from ..config import STEP_REWARDS_FIELD, ConfigError, ShapingConfig, as_mapping
+from ..reward import Carried, QueryLike, Scorer, read_query
 from ..scores import SampleScore, TokenAdvantages
-from . import queries, steps
+from . import queries, steps, turns
 from .agent import AgentSide
-from .carried import Reweighing
 from .describe import Description
-from .metrics import MetricNames
-from .queries import QueryLike, as_query, parse_query
+from .estimator import AdvantageEstimator
 from .resources import ProcessResources
 from .steps import as_step
-from .success import SuccessRule
 
 if TYPE_CHECKING:
     import torch
+    from planshape.validators.travelplanner.agent.tools import ToolBox
+    from planshape.validators.travelplanner.evaluation.explain import Explanation
 
     from ..advantages import Advantages, Rollouts
+    from ..scoring_pool import ScoringPool
+
+class Moved:
+    """A former staticmethod of ``Shaper``, now a function of the facade: ``Shaper.<name>`` still works for a
+    release, with a ``DeprecationWarning`` naming the import (CHANGELOG.md). Not part of the face."""
+
+    def __init__(self, fn: Callable[..., Any]):
+        self.fn = fn
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    def __get__(self, obj: Any, owner: type | None = None) -> Callable[..., Any]:
+        warnings.warn(f"Shaper.{self.name} is now a function of the facade: from planshape.shaping.facade import "
+                      f"{self.name}", DeprecationWarning, stacklevel=2)
+        return self.fn
 
 
-class Shaper(Reweighing, SuccessRule, MetricNames, AgentSide, Description, ProcessResources):
-    """One validated configuration, bound to its store, scorer and estimator (build one per process).
+class Shaper:
+    """One validated configuration, bound to its scorer, estimator and tools (build one per process).
 
     >>> shaper = Shaper.from_mapping({"database": "sample", "schedule": "curriculum-8b", "total_steps": 500})
     >>> [shaper.max_reward(step) for step in (0, 150, 450)]  # the curriculum's three stages
     [5.0, 3.0, 1.0]
-    >>> query = shaper.read_queries("sample")[0]
-    >>> scored = shaper.score("I could not finish the plan.", query, step=0)  # never raises on model output
+    >>> from planshape.shaping.facade import read_queries
+    >>> scored = shaper.score("I could not finish the plan.", read_queries("sample")[0], step=0)  # never raises
     >>> scored.reward, scored.failure
     (0.0, 'no_answer')
     """
 
     def __init__(self, config: ShapingConfig):
         self.config = config
-        self.schedule = config.schedule_object()
-        self.alpha_decay = config.alpha_decay()
-        self.estimator = plugins.estimators()[config.estimator]
-        commonsense, hard = plugins.checks()
-        self.categories = failure_categories([c.key for c in commonsense], [c.key for c in hard])
-        self._name_metrics(self.categories, config.monitor, config.metrics)
+        self.scorer = Scorer.from_config(config)
+        self._agent = AgentSide(lambda: self.scorer.store, config.tools.max_chars)
+        self._resources = ProcessResources(config, self.describe)
+        self._estimator = AdvantageEstimator(config, self.scorer.success, self.scorer.names,
+                                             self._resources.verdict_log)
+        self._description = Description(config, self.scorer, self._estimator, self._agent.prompt_version)
+
+    if not TYPE_CHECKING:  # deprecated spellings of the facade's functions (type checkers see the functions only)
+        read_queries, read_query = Moved(queries.read_queries), Moved(read_query)
+        gold_answer, query_json = Moved(queries.gold_answer), Moved(queries.query_json)
+        split_queries = Moved(queries.split_queries)
+        trainer_step, steps_completed = Moved(steps.trainer_step), Moved(steps.steps_completed)
+        tool_call_anchors, turn_texts = Moved(turns.tool_call_anchors), Moved(turns.turn_texts)
 
     @classmethod
     def from_mapping(cls, source: Any, run_steps: int | None = None, run_source: str = "the trainer") -> Shaper:
@@ -91,25 +100,20 @@ class Shaper(Reweighing, SuccessRule, MetricNames, AgentSide, Description, Proce
         """No database: this facade estimates advantages from the trainer's reward and scores nothing."""
         return self.config.estimator_only
 
-    @cached_property
-    def scorer(self) -> Scorer:
-        if self.config.database_path is None:
-            raise ConfigError("this planshape config has no database (estimator-only: advantages from the "
-                              "trainer's own reward); scoring TravelPlanner plans or their tools needs database:")
-        mode = get_mode(self.config.mode, self.config.conventions)
-        return Scorer(open_store(str(self.config.database_path), self.config.backend), mode,
-                      self.schedule, self.config.component_weights, self.config.answer.max_chars,
-                      monitor=self.config.monitor)
+    @property
+    def staged(self) -> bool:
+        """Whether the reward's weights change with the step: a trainer must then pass the real step."""
+        return self.scorer.weighing.staged
 
-    # --- job 1: rewards ------------------------------------------------------------------------------------
+    # --- job 1: rewards (``reward.Scorer``, in this process's budget, pool and verdict log) -------------------
 
     def score(self, text: Any, query: QueryLike, step: int) -> SampleScore:
         """Score one model output (the final answer or the whole transcript: the last answer block counts).
         Past ``config.sample_budget_s`` the sample gets reward 0 and failure ``timeout``."""
-        step, query = as_step(step), as_query(query)
-        scored = self._finish(run_with_budget(self._score_now, (text, query, step), self.config.sample_budget_s),
+        step = as_step(step)
+        scored = self._finish(run_with_budget(self.scorer.score, (text, query, step), self.config.sample_budget_s),
                               step, query)
-        self._log_scores(step, [scored])
+        self._resources.log_scores(step, [scored])
         return scored
 
     def score_batch(self, texts: Sequence[Any], queries: Sequence[QueryLike], step: int) -> list[SampleScore]:
@@ -118,50 +122,100 @@ class Shaper(Reweighing, SuccessRule, MetricNames, AgentSide, Description, Proce
         if len(texts) != len(queries):
             raise ValueError(f"{len(texts)} outputs but {len(queries)} queries")
         step = as_step(step)
-        items = [(t, as_query(q), step) for t, q in zip(texts, queries, strict=True)]
+        items = [(t, q, step) for t, q in zip(texts, queries, strict=True)]  # each label read where it is scored
         if self.config.workers > 0:
             raw = self.pool.map(items)
         else:
-            raw = score_all(self._score_now, items, self.config.sample_budget_s)
+            raw = score_all(self.scorer.score, items, self.config.sample_budget_s)
         scores = [self._finish(r, step, item[1]) for r, item in zip(raw, items, strict=True)]
-        self._log_scores(step, scores)
+        self._resources.log_scores(step, scores)
         return scores
 
-    def _score_now(self, text: Any, query: Query | Mapping[str, Any], step: int) -> SampleScore:
-        query = parse_query(query)
-        return replace(self._wrap(self.scorer.score(text, query, step)), level=query.level or "", days=query.days)
-
-    def _finish(self, outcome: SampleScore | Failed, step: int, query: Query | Mapping[str, Any]) -> SampleScore:
+    def _finish(self, outcome: SampleScore | Failed, step: int, query: QueryLike) -> SampleScore:
         """A score, or the zero score of a sample that timed out or whose scoring process died."""
-        return outcome if not isinstance(outcome, Failed) else self.unscored(step, outcome.kind, outcome.reason, query)
+        return outcome if not isinstance(outcome, Failed) else self.scorer.unscored(step, outcome.kind,
+                                                                                    outcome.reason, query)
 
     def unscored(self, step: int, failure: str = ERROR, reason: str = "", query: QueryLike | None = None
                  ) -> SampleScore:
         """The zero score of a sample that could not be scored (``error``, ``timeout``, ``crash``, or
         ``no_answer`` for an episode cut short): reward 0, counted under exactly one failure category."""
-        if failure not in self.categories:
-            raise ValueError(f"unknown failure category {failure!r}; known: {list(self.categories)}")
-        level, days = "", 0
-        if query is not None:
-            try:
-                parsed = parse_query(as_query(query))
-                level, days = parsed.level or "", parsed.days
-            except (ValueError, TypeError):  # the query itself may be what could not be read
-                pass
-        step = as_step(step)
-        return SampleScore(0.0, False, failure, reason, self.schedule.stage(step).name, step,
-                           dict.fromkeys(COMPONENTS, 0.0), self.categories,
-                           watch=NOT_CHECKED if self.config.monitor else None, level=level, days=days,
-                           groups=self.config.metrics)
+        return self.scorer.unscored(as_step(step), failure, reason, query)
 
-    def _wrap(self, scored: RewardResult) -> SampleScore:
-        success = self._success(scored.reward, scored.components, scored.step)
-        watch = (scored.watch or NOT_CHECKED) if self.config.monitor else None
-        return SampleScore(scored.reward, success, scored.failure, scored.reason, scored.stage, scored.step,
-                           scored.components, self.categories, verdict_code(scored.result), watch,
-                           groups=self.config.metrics)
+    def max_reward(self, step: int) -> float:
+        """The largest reward a sample can get at ``step``: every weighted component at 1, the gate open."""
+        return self.scorer.weighing.max_reward(as_step(step))
 
-    # --- job 2: advantages -----------------------------------------------------------------------------------
+    def carried(self, scored: SampleScore) -> dict[str, float]:
+        """What a rollout worker that cannot know the step sends the trainer beside the reward: every metric, and
+        the six components always, which ``weigh_carried`` reads back at the trainer's step."""
+        return self.scorer.carry.of(scored)
+
+    @property
+    def carried_names(self) -> tuple[str, ...]:
+        """The keys of ``carried``, in order."""
+        return self.scorer.carry.columns
+
+    def weigh_carried(self, columns: Mapping[str, Any], step: int) -> Carried:
+        """Carried samples (``carried``, one column per name) at ``step``: reward and success from the components,
+        the metrics to log (``core`` at this step, components kept only where the config logs them)."""
+        return self.scorer.carry.weigh(columns, as_step(step))
+
+    # --- the success rule, both jobs' -------------------------------------------------------------------------
+
+    @property
+    def success_flag(self) -> str | None:
+        """The trainer's per-sample field that decides success (``success.by=flag``), else None: the one question
+        every adapter asks before reading flags."""
+        return self.scorer.success.flag
+
+    def success_of(self, rewards: np.ndarray, step: int, passed: np.ndarray | None = None) -> np.ndarray:
+        """THE success rule (``reward.SuccessRule.of``): ``threshold``: reward >= threshold; ``flag``: the
+        trainer's 0/1 flags, ``passed``; ``pass``: the final pass, ``passed``, or the reward reaching the stage's
+        maximum when only rewards are known."""
+        return self.scorer.success.of(np.asarray(rewards, dtype=np.float64).reshape(-1), as_step(step), passed)
+
+    def success_from_rewards(self, rewards: Sequence[float] | np.ndarray, step: int) -> np.ndarray:
+        """Success flags from scalar rewards alone (what an estimator sees in VERL and TRL): ``success_of``."""
+        return self.success_of(np.asarray(rewards, dtype=np.float64), step)
+
+    # --- the names a run logs (``observe.metric_names.MetricNames``) ----------------------------------------
+
+    @property
+    def metric_names(self) -> tuple[str, ...]:
+        """The fixed key set of ``SampleScore.metrics()`` (the groups the config's ``metrics`` keeps)."""
+        return self.scorer.names.sample
+
+    @property
+    def advantage_metric_names(self) -> tuple[str, ...]:
+        """The fixed key set of ``TokenAdvantages.stats`` (empty with the ``advantages`` group off)."""
+        return self.scorer.names.advantage
+
+    @property
+    def metric_groups(self) -> dict[str, tuple[str, ...]]:
+        """Every name each group can log, whether on or not (``monitor`` is empty with the monitor off)."""
+        return self.scorer.names.groups
+
+    def metric_columns(self, scores: Sequence[SampleScore]) -> dict[str, list[float]]:
+        """Every name of ``metric_names`` with one value per sample, in order (what a trainer stacks)."""
+        return self.scorer.names.columns(scores)
+
+    def metric_means(self, scores: Sequence[SampleScore]) -> dict[str, float]:
+        """The batch mean of every name of ``metric_names`` (0 for an empty batch)."""
+        return self.scorer.names.means(scores)
+
+    def logged_means(self, rows: Any) -> dict[str, float]:
+        """The batch mean of each ``metric_names`` entry over per-sample metric dicts a trainer stored (VERL's
+        ``reward_extra_info``); a name is left out only when no row has it."""
+        return self.scorer.names.logged_means(rows)
+
+    # --- job 2: advantages (``estimator.AdvantageEstimator``) ---------------------------------------------
+
+    @property
+    def uses_anchors(self) -> bool:
+        """Whether the estimator groups turns by anchor state (GiGPO): the adapter then passes ``anchors``, by
+        ``config.anchor_key``: the trainer's per-turn state ids, or ``tool_call_anchors`` of the turns' text."""
+        return self._estimator.uses_anchors
 
     def require_estimator(self, where: str = "") -> None:
         """What estimating needs and a scoring-only config may leave out (``total_steps`` for α's decay, a success
@@ -171,37 +225,12 @@ class Shaper(Reweighing, SuccessRule, MetricNames, AgentSide, Description, Proce
 
     def alpha(self, step: int) -> float:
         """PlanPO's α(k) at ``step`` (0 for an estimator without α)."""
-        if not takes_alpha(self.estimator):
-            return 0.0
-        self.require_estimator()
-        return self.alpha_decay(as_step(step))
-
-    def estimator_options(self, step: int) -> dict[str, Any]:
-        """The estimator's keyword arguments at ``step``: the config's options, and α(step) when it takes α."""
-        self.require_estimator()
-        options = dict(self.config.estimator_options)
-        if takes_alpha(self.estimator):
-            options["alpha"] = self.alpha(step)
-        return options
+        return self._estimator.alpha(as_step(step))
 
     def estimate(self, rollouts: Rollouts, step: int) -> Advantages:
-        """The configured estimator on per-turn rollouts at ``step`` (``planshape score``'s path)."""
-        self.check_step_rewards(rollouts)
-        return self.estimator(rollouts, **self.estimator_options(as_step(step)))
-
-    def check_step_rewards(self, rollouts: Rollouts) -> None:
-        """Per-turn rewards reach the estimator only where it uses them: a batch that carries some under an
-        estimator that would ignore them is refused (``StepRewardsIgnored``, naming the setting), never dropped."""
-        if not rollouts.has_step_rewards or self.config.reads_step_rewards:
-            return
-        assert rollouts.step_reward is not None
-        k = int(np.flatnonzero(rollouts.step_reward)[0])
-        i = int(rollouts.owner[k])
-        turn = k - int(np.sum(rollouts.turns[:i]))
-        raise StepRewardsIgnored(
-            f"this batch carries per-turn rewards besides the outcome (trajectory {i}, turn {turn}: "
-            f"{rollouts.step_reward[k]:g}; from the non-final rows' scores of a row-per-turn batch, or from "
-            f"step_rewards.field): {step_rewards_ignored(self.config.estimator, self.estimator)}")
+        """The configured estimator on per-turn rollouts at ``step`` (``planshape score``'s path); per-turn
+        rewards it would ignore are refused (a ``StepRewardsIgnored`` naming the setting)."""
+        return self._estimator.estimate(rollouts, as_step(step))
 
     def advantages(self, scores: Any, mask: torch.Tensor, index: Sequence[Any] | np.ndarray, step: int,
                    success: Sequence[bool] | np.ndarray | None = None,
@@ -219,36 +248,11 @@ class Shaper(Reweighing, SuccessRule, MetricNames, AgentSide, Description, Proce
         ``uses_anchors``, ``tool_call_anchors``). ``step_rewards`` (B,): per row, each of its assistant turns' reward
         besides the outcome (``config.step_rewards.field``); in the row-per-turn layout the non-final rows' scores
         are per-turn rewards too (``config.step_rewards.rows``). Per-turn rewards the estimator would ignore are
-        refused (``check_step_rewards``)."""
-        from ..advantages.inputs import success_flags
-        from ..advantages.tokens import batch_advantages  # torch only when asked for
+        refused (a ``StepRewardsIgnored`` naming the setting)."""
+        return self._estimator.advantages(scores, mask, index, as_step(step), success, trajectory, turn_order,
+                                          anchors, step_rewards)
 
-        step = as_step(step)
-        reward = np.asarray(scores.detach().double().cpu() if hasattr(scores, "detach") else scores,
-                            dtype=np.float64).reshape(-1)
-        flags = self.success_from_rewards(reward, step) if success is None else success_flags(success, len(reward))
-        batch = batch_advantages(reward, mask, index, flags, self.estimator, trajectory, turn_order, anchors=anchors,
-                                 step_rewards=step_rewards, row_rewards=self.config.step_rewards.rows,
-                                 anchor_similarity=self.config.anchor.similarity, check=self.check_step_rewards,
-                                 **self.estimator_options(step))
-        ro, result = batch.rollouts, batch.result
-        log = self._verdict_log()
-        if log is not None:  # one record per trajectory, in either layout
-            log.advantages(step, batch.group_ids, ro.reward, ro.success, ro.turns, ro.lengths, result.trajectory,
-                           result.turn)
-        stats = self.advantage_stats(result, ro.turns, ro.lengths, ro.success, ro.group)
-        return TokenAdvantages(batch.tokens, stats, batch.per_row, batch.per_turn, batch.turn_term, batch.turns,
-                               batch.lengths, flags)
-
-    # --- the data side, as the adapters call it (``queries``, ``steps``) ---------------------------------------
-
-    read_queries = staticmethod(queries.read_queries)
-    read_query = staticmethod(queries.read_query)
-    gold_answer = staticmethod(queries.gold_answer)
-    query_json = staticmethod(queries.query_json)
-    split_queries = staticmethod(queries.split_queries)
-    steps_completed = staticmethod(steps.steps_completed)
-    trainer_step = staticmethod(steps.trainer_step)
+    # --- per-turn rewards a trainer's rows carry ------------------------------------------------------------
 
     def refuse_unread_step_rewards(self, names: Any, where: str) -> None:
         """Rows that carry per-turn rewards under the documented name (``turn_rewards``) while the config reads none
@@ -266,48 +270,45 @@ class Shaper(Reweighing, SuccessRule, MetricNames, AgentSide, Description, Proce
         (``config.step_rewards.field``), or None: the adapter then passes none."""
         return self.config.step_rewards.field
 
+    # --- the agent side (``agent.AgentSide``) -------------------------------------------------------------
+
     @property
-    def uses_anchors(self) -> bool:
-        """Whether the estimator groups turns by anchor state (GiGPO): the adapter then passes ``anchors``, by
-        ``config.anchor_key``: the trainer's per-turn state ids, or ``tool_call_anchors`` of the turns' text."""
-        return bool(getattr(self.estimator, "uses_anchors", False))
+    def prompt_version(self) -> str:
+        """The version of the Planner-R1 prompt ``messages`` builds (recorded with every dataset row)."""
+        return self._agent.prompt_version
 
-    @staticmethod
-    def tool_call_anchors(turn_texts: Sequence[Any]) -> list[str]:
-        """The TravelPlanner anchor of each turn of one trajectory from its assistant turns' text: the tool
-        calls and arguments made before the turn (``advantages/anchors.py``); never raises on model text."""
-        from ..advantages.anchors import tool_call_anchors
+    def messages(self, record: Mapping[str, Any], include_tools: bool = False) -> list[dict[str, str]]:
+        """The chat prompt of one query: the versioned Planner-R1 system prompt and the query text."""
+        return self._agent.messages(record, include_tools)
 
-        return tool_call_anchors(turn_texts)
+    def tools(self) -> ToolBox:
+        """The seven agent tools over the sandbox (one store per process, shared with scoring)."""
+        return self._agent.tools()
 
-    @staticmethod
-    def turn_texts(mask: torch.Tensor, token_ids: torch.Tensor, decode: Any) -> list[list[str]]:
-        """Each row's assistant turns as text: ``decode`` (a tokenizer's ``decode``) of the ``token_ids`` under
-        each run of 1s of the (B, L) ``mask`` (aligned with it), in order (``tool_call_anchors`` reads them)."""
-        from ..advantages.turns import turn_spans
+    @property
+    def tool_schemas(self) -> list[dict[str, Any]]:
+        """OpenAI-style function schemas of the seven tools."""
+        return self._agent.tool_schemas
 
-        spans = turn_spans(mask)
-        ids = token_ids.tolist()
-        texts: list[list[str]] = [[] for _ in range(mask.shape[0])]
-        for row, start, end in zip(spans.rows.tolist(), spans.starts.tolist(), spans.ends.tolist(), strict=True):
-            texts[row].append(decode(ids[row][start:end]))
-        return texts
+    # --- what will run, and why (``describe.Description``); the process's resources -------------------------
 
-    @staticmethod
-    def turn_counts(mask: torch.Tensor) -> list[int]:
-        """The assistant turns of each row of a (B, L) assistant mask (its runs of 1s): how many per-turn values
-        (anchor states, per-turn rewards) a row holds."""
-        from ..advantages.turns import turn_spans
+    def describe(self) -> dict[str, Any]:
+        """Everything a user should see before launching a run (estimator-only: what the estimator uses)."""
+        return self._description.describe()
 
-        return turn_spans(mask).numpy()[0].tolist()
+    def explain(self, answer: Any, query: QueryLike) -> Explanation:
+        """Every check's verdict on one output, with each claim and the sandbox rows it was compared with, the text
+        read and checked exactly as the reward reads and checks it."""
+        return self._description.explain(answer, query)
 
-    @staticmethod
-    def final_turns(mask: torch.Tensor) -> list[tuple[int, int] | None]:
-        """The ``[start, end)`` columns of each row's final assistant turn in a (B, L) assistant mask (the last
-        run of 1s; None for a row with no turn): where a trainer decodes the answer from."""
-        from ..advantages.turns import final_turns
+    @property
+    def pool(self) -> ScoringPool:
+        """The scoring processes of ``config.workers`` (each builds this config's scorer once)."""
+        return self._resources.pool
 
-        return final_turns(mask)
+    def close(self) -> None:
+        """Stop the scoring processes and write out the verdict log (also done at interpreter exit)."""
+        self._resources.close()
 
 
 @lru_cache(maxsize=8)

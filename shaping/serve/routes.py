@@ -40,7 +40,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..budget import Failed
-from ..facade import SampleScore, Shaper
+from ..facade import SampleScore, Shaper, trainer_step
 from .auth import Guard
 from .codec import parse_json
 from .limits import Limits
@@ -279,7 +279,7 @@ class Service:
         if value is None:
             return None
         try:
-            return Shaper.trainer_step(int(value), STEP_HEADER)
+            return trainer_step(int(value), STEP_HEADER)
         except ValueError:
             raise BadRequest(f"header {STEP_HEADER} must be a whole number >= 0 (optimizer steps completed), "
                              f"got {value[:40]!r}") from None

@@ -29,7 +29,7 @@ def serve_shaper(config: Any, workers: int | None, open_now: bool = True) -> Sha
     settings["workers"] = workers if workers is not None else max(1, int(settings.get("workers") or 0))
     shaper = Shaper(ShapingConfig.from_mapping(settings))
     if open_now:
-        shaper.scorer  # noqa: B018 - opens the database now
+        shaper.scorer.store  # noqa: B018 - opens the database now
     return shaper
 
 

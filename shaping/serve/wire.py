@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..components import CRASH, ERROR, TIMEOUT
-from ..facade import SampleScore, Shaper, response_text, turn_cap_reason
+from ..facade import SampleScore, Shaper, metric_name, response_text, trainer_step, turn_cap_reason
 from .limits import BadRequest
 
 __all__ = ["BadRequest", "Sample", "aggregate_metrics", "close_reply", "final_message", "model_turns", "nemo_reply",
@@ -50,7 +50,7 @@ def request_step(body: Mapping[str, Any]) -> int | None:
     if "step" not in body or body["step"] is None:
         return None
     try:
-        return Shaper.trainer_step(body["step"], "step")
+        return trainer_step(body["step"], "step")
     except ValueError as exc:
         raise BadRequest(str(exc)) from None
 
@@ -247,6 +247,9 @@ def _mean(rows: Sequence[Mapping[str, Any]], name: str) -> float:
     return sum(values) / len(values) if values else 0.0
 
 
+PASS_METRIC = metric_name("pass")  # the final pass, as every trainer logs it (observe/metric_names)
+
+
 def _grouped(rows: Sequence[Mapping[str, Any]], key: str) -> list[dict[str, Any]]:
     groups: dict[Any, list[Mapping[str, Any]]] = {}
     for row in rows:
@@ -258,7 +261,7 @@ def _grouped(rows: Sequence[Mapping[str, Any]], key: str) -> list[dict[str, Any]
         rewards = [v for v in (_number(r.get("reward")) for r in members) if v is not None]
         out.append({key: index, "rollouts": len(members), "mean/reward": _mean(members, "reward"),
                     "max/reward": max(rewards, default=0.0), "min/reward": min(rewards, default=0.0),
-                    "mean/planshape/pass": _mean(members, "planshape/pass")})
+                    f"mean/{PASS_METRIC}": _mean(members, PASS_METRIC)})
     return out
 
 

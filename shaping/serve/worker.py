@@ -40,7 +40,7 @@ from typing import Any
 
 from ..budget import Failed, run_with_budget
 from ..components import ERROR, NO_ANSWER
-from ..facade import SampleScore, Shaper, ShapingConfig
+from ..facade import SampleScore, Shaper, ShapingConfig, read_query
 from .codec import dumps, parse_json
 from .verdicts import ServedLog, without_log
 from .wire import BadRequest, nemo_reply, openrlhf_reply, read_nemo, read_openrlhf, read_slime, score_fields
@@ -56,7 +56,7 @@ class Worker:
     def __init__(self, settings: dict[str, Any], max_turns: int | None = None, max_samples: int = 4096,
                  budget_s: float | None = None):
         self.shaper = Shaper(ShapingConfig.model_validate(without_log(settings)))
-        self.shaper.scorer  # noqa: B018 - open the store now: a bad database fails the pool's start
+        self.shaper.scorer.store  # noqa: B018 - open the store now: a bad database fails the pool's start
         self.log = ServedLog(settings.get("log_dir"), self.shaper)
         self.max_turns = max_turns
         self.max_samples = max_samples
@@ -84,7 +84,7 @@ class Worker:
 
     def _score(self, text: Any, label: Any, step: int) -> SampleScore:
         try:
-            query = Shaper.read_query(label)
+            query = read_query(label)
         except (ValueError, TypeError) as exc:
             return self.shaper.unscored(step, ERROR, f"the label is not a TravelPlanner query: {exc}"[:300])
         return self.shaper.score(text, query, step)

@@ -4,10 +4,11 @@ collects these tests (``from tests.adapters.conformance import *``).
 
 The shape (docs/adapter-kit.md): modules ``config``, ``version``, ``check``, ``data``, ``cli``, ``reward``,
 ``tools`` and ``advantages`` or ``trainer``; ``version.check_version(version=None)`` returns the release or
-raises the facade's ``UnsupportedRelease``; ``config.run_shaper`` gives the run's ``Shaper``;
-``check.check_launch`` gives a ``Report``; ``data.prepare_data(shaper, queries, out, ...)`` returns
-``{split: {"path", "rows"}}``; ``planshape <trainer> prepare-data`` and ``check`` exist with the shared argument
-shapes; the trainer's own reward path gives a passing answer the schedule's maximum.
+raises the facade's ``UnsupportedRelease``; the contract's names (``config.run_shaper``, ``check.check_launch``,
+``data.prepare_data``, ``reward.rewards``, ``token_advantages``) with the signatures of their ``Protocol`` in
+``shaping/facade/contract.py``, read off the real functions, and doing what it says; ``planshape <trainer>
+prepare-data`` and ``check`` with the shared argument shapes; the trainer's own reward path gives a passing answer
+the schedule's maximum.
 """
 
 from __future__ import annotations
@@ -23,7 +24,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from planshape.shaping.facade import Report, Shaper, UnsupportedRelease
+from planshape.shaping.facade import FeatureUnavailable, Report, Shaper, UnsupportedRelease, read_queries
+from planshape.shaping.facade.contract import CONTRACT
 from planshape.validators.travelplanner import sample
 
 from tests.one_path_plugin import CHECK, loaded, passing_rollout
@@ -62,29 +64,61 @@ def test_the_version_check_returns_the_release_or_raises_the_one_error(contract)
         version.check_version("0.0.1")
 
 
+def contract_function(contract: Contract, name: str) -> Any:
+    """The adapter's function of the contract's ``name``, from the module the contract names (``a|b``: the one
+    the adapter has); a skip where the installed release lacks that module's feature (TRL < 1.9's trainer)."""
+    for module_name in CONTRACT[name][0].split("|"):
+        if importlib.util.find_spec(f"planshape.adapters.{contract.name}.{module_name}") is None:
+            continue
+        try:
+            return getattr(module(contract, module_name), name)
+        except (UnsupportedRelease, FeatureUnavailable) as exc:
+            pytest.skip(f"{contract.name}.{module_name} on this release: {exc}")
+    raise AssertionError(f"{contract.name} has no module {CONTRACT[name][0]!r} for {name}")
+
+
+def _parameters(fn: Any) -> list[inspect.Parameter]:
+    return list(inspect.signature(fn).parameters.values())
+
+
+@pytest.mark.parametrize("name", sorted(CONTRACT))
+def test_each_contract_name_has_the_contracts_signature(contract, name):
+    """The Protocol's parameters in order (names, kinds, defaults), then only keyword-only extras with defaults (a
+    trainer's own inputs, such as VERL's multi-output layout)."""
+    expected = _parameters(CONTRACT[name][1].__call__)[1:]  # without self
+    found = _parameters(contract_function(contract, name))
+    shape = [(p.name, p.kind, p.default) for p in found[:len(expected)]]
+    assert shape == [(p.name, p.kind, p.default) for p in expected], f"{contract.name}: {name}{found}"
+    extras = found[len(expected):]
+    assert all(p.kind is p.KEYWORD_ONLY and p.default is not p.empty for p in extras), extras
+
+
 def test_run_shaper_gives_the_runs_shaper(contract):
-    assert callable(module(contract, "config").run_shaper)
+    shaper = contract_function(contract, "run_shaper")(SETTINGS, 10)
+    assert isinstance(shaper, Shaper) and shaper.config.total_steps == 10
+    assert contract_function(contract, "run_shaper")(SETTINGS, 10) is shaper  # one per process
 
 
 def test_check_launch_reports(contract, tmp_path):
-    report = module(contract, "check").check_launch
-    assert callable(report)
     result = contract.launch(tmp_path)
     assert isinstance(result, Report) and not result.errors, result.errors
 
 
 def test_prepare_data_writes_every_split_it_names(contract, tmp_path):
     shaper = Shaper.from_mapping(SETTINGS)
-    prepare = module(contract, "data").prepare_data
-    assert list(inspect.signature(prepare).parameters)[:3] in (["shaper", "queries", "out"],
-                                                              ["shaper", "queries", "out_dir"])
+    prepare = contract_function(contract, "prepare_data")
     out = tmp_path / "out.jsonl" if contract.name != "verl" else tmp_path / "out"  # VERL's is a folder
-    written = prepare(shaper, ["sample"], out, val_size=1)
-    assert "train" in written
-    queries = len(shaper.read_queries("sample"))
+    suffix = ".parquet" if contract.name == "verl" else ".jsonl"
+    written = prepare(shaper, ["sample"], out, tmp_path / f"held-out{suffix}", val_size=1)
+    queries = len(read_queries("sample"))
+    assert sorted(written) == ["train", "val"] and written["val"]["rows"] == 1
     assert sum(info["rows"] for info in written.values()) == queries
+    assert Path(written["val"]["path"]) == tmp_path / f"held-out{suffix}"
     for info in written.values():
         assert Path(info["path"]).is_file()
+    limited = prepare(shaper, ["sample"], tmp_path / f"limited{'' if contract.name == 'verl' else suffix}",
+                      val_size=1, limit=2)
+    assert sum(info["rows"] for info in limited.values()) == 2
 
 
 def test_the_command_group_has_the_shared_shapes(contract, tmp_path):
@@ -92,16 +126,47 @@ def test_the_command_group_has_the_shared_shapes(contract, tmp_path):
     parser = argparse.ArgumentParser()
     cli.planshape_add_commands(parser.add_subparsers(dest="command"))
     prep = parser.parse_args([contract.name, "prepare-data", "sample", "-o", str(tmp_path / "x"), "--config",
-                              '{"database": "sample"}', "--val-size", "1", "--seed", "3"])
-    assert (prep.queries, prep.val_size, prep.seed) == (["sample"], 1, 3) and callable(prep.func)
-    assert callable(parser.parse_args([contract.name, "check", *contract.check_argv]).func)
+                              '{"database": "sample"}', "--val-out", str(tmp_path / "v"), "--val-size", "1",
+                              "--seed", "3", "--limit", "4"])
+    assert (prep.queries, prep.val_size, prep.seed, prep.limit) == (["sample"], 1, 3, 4) and callable(prep.func)
+    check = parser.parse_args([contract.name, "check", *contract.check_argv])
+    assert callable(check.func) and hasattr(check, "launch") and hasattr(check, "config")
+
+
+def _rollouts() -> tuple[list[str], list[Any]]:
+    rows = [json.loads(line) for line in (sample.sample_dir() / "rollouts.jsonl").read_text().splitlines()]
+    return [r["text"] for r in rows], [r["query"] for r in rows]
+
+
+def test_the_reward_entry_scores_as_the_facade(contract):
+    """``reward.rewards`` on the sample world's eight rollouts, labels as JSON text (as every trainer's dataset
+    carries them): the facade's scores, field for field that a trainer reads."""
+    texts, queries = _rollouts()
+    facade = Shaper.from_mapping(SETTINGS)
+    expected = facade.score_batch(texts, queries, 3)
+    scored = contract_function(contract, "rewards")(facade, texts, [json.dumps(q) for q in queries], 3)
+    assert [(s.reward, s.success, s.failure, s.metrics()) for s in scored] == \
+        [(s.reward, s.success, s.failure, s.metrics()) for s in expected]
+
+
+def test_the_estimator_entry_gives_the_facades_advantages(contract):
+    """``token_advantages`` on a batch of two groups (3 assistant turns per row, padding after): the facade's
+    per-token advantages, zero outside the mask."""
+    torch = pytest.importorskip("torch")
+    shaper = Shaper.from_mapping({**SETTINGS, "estimator": "planpo"})
+    scores = [5.0, 1.0, 5.0, 0.0, 2.0, 5.0]
+    mask = torch.tensor([[1, 1, 0, 1, 0, 1, 1, 0]] * 6)
+    index = ["a", "a", "a", "b", "b", "b"]
+    expected = shaper.advantages(scores, mask, index, 4)
+    result = contract_function(contract, "token_advantages")(shaper, scores, mask, index, 4)
+    assert torch.equal(result.tokens, expected.tokens) and result.stats == expected.stats
+    assert bool((result.tokens[mask == 0] == 0).all()) and bool(result.tokens.abs().sum() > 0)
 
 
 def test_the_trainers_reward_path_scores_as_the_facade(contract):
     """The sample world's eight rollouts (passing, partial, failing, no answer) through the trainer's own reward
     entry at step 0: the facade's rewards, a passing plan at stage 1's maximum."""
-    rows = [json.loads(line) for line in (sample.sample_dir() / "rollouts.jsonl").read_text().splitlines()]
-    texts, queries = [r["text"] for r in rows], [r["query"] for r in rows]
+    texts, queries = _rollouts()
     facade = Shaper.from_mapping(SETTINGS)
     expected = [s.reward for s in facade.score_batch(texts, queries, 0)]
     assert contract.reward(texts, queries) == pytest.approx(expected)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from planshape.shaping.facade import Episode, Shaper
+from planshape.shaping.facade import Episode, Shaper, query_json
 
 from .bad_calls import ANSWER, BAD, CAP, STUCK, check_answers, check_counted, check_stuck
 
@@ -84,7 +84,7 @@ def test_nemo_gym_tool_routes(shaper, train_records, shared_dir, tmp_path):
         outputs = [{"type": "function_call_output", "call_id": str(i), "output": read[0]} for i in range(CAP)]
         transcript["output"] = [item for pair in zip(calls, outputs, strict=True) for item in pair] + \
             transcript["output"]
-        status, reply = post(srv.url + "/verify", {**json.loads(shaper.query_json(record)),
+        status, reply = post(srv.url + "/verify", {**json.loads(query_json(record)),
                                                    "responses_create_params": {"input": []}, "response": transcript})
         assert status == 200
         check_stuck(reply["failure"], reply["reason"], None)

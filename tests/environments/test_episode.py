@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from planshape.shaping.facade import Episode, Shaper, episode_records
+from planshape.shaping.facade import Episode, Shaper, episode_records, query_json, read_queries, split_queries
 
 from .cases import BAD_CALLS, NO_ANSWER, cases, facade_view, good_calls
 
@@ -19,7 +19,7 @@ def shaper(shared_dir):
 
 @pytest.fixture(scope="module")
 def records(shaper, shared_dir):
-    return shaper.read_queries(shared_dir / "train.csv")
+    return read_queries(shared_dir / "train.csv")
 
 
 def test_an_episode_gives_the_toolbox_answers_and_the_facade_score(shaper, records):
@@ -86,7 +86,7 @@ def test_episode_misuse_and_bad_queries_raise_configuration_errors(shaper, recor
     with pytest.raises(ValueError):
         Episode(shaper).reset('{"query": 3')
     episode = Episode(shaper)
-    episode.reset(json.dumps(shaper.query_json(records[0]) and json.loads(shaper.query_json(records[0]))))
+    episode.reset(json.dumps(query_json(records[0]) and json.loads(query_json(records[0]))))
     assert episode.end("the model stopped").failure == "no_answer" and episode.score.reason == "the model stopped"
     episode.reset(records[1])  # a reset starts afresh
     assert not episode.done and episode.turns == 0 and episode.answer is None
@@ -97,9 +97,9 @@ def test_episode_records_are_the_files_and_the_re_split(shaper, shared_dir):
     everything = episode_records(shaper, [path])
     train = episode_records(shaper, [path], "train", val_size=9)
     validation = episode_records(shaper, [path], "validation", val_size=9)
-    assert (train, validation) == shaper.split_queries(everything, 9)
+    assert (train, validation) == split_queries(everything, 9)
     assert len(everything) == 45 and len(validation) == 9
-    assert episode_records(shaper, ["sample"]) == shaper.read_queries("sample")
+    assert episode_records(shaper, ["sample"]) == read_queries("sample")
     with pytest.raises(ValueError, match="split"):
         episode_records(shaper, [path], "test")
 

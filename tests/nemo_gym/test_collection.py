@@ -26,6 +26,7 @@ from pathlib import Path
 
 import pytest
 from planshape.shaping import Shaper
+from planshape.shaping.facade import query_json
 
 from tests.environments.bad_calls import BAD, check_answers, check_stuck
 from tests.environments.cases import cases, good_calls, hallucinated
@@ -49,7 +50,7 @@ def _tools(shaper: Shaper) -> list[dict]:
 
 def _row(shaper: Shaper, record: dict, agent: str, text: str | None = None, label: object = None) -> dict:
     system, user = shaper.messages({**record, "query": text or record["query"]})
-    task = json.loads(Shaper.query_json(record)) if label is None else {"label": label}
+    task = json.loads(query_json(record)) if label is None else {"label": label}
     if text is not None:
         task["query"] = text
     return {"responses_create_params": {"input": [{"role": "developer", "content": system["content"]},

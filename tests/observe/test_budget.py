@@ -28,7 +28,7 @@ def test_in_process_budget_stops_a_sleeping_check(stall_plugin):
     assert isinstance(results[2], Failed) and results[2].kind == TIMEOUT and "budget 0.5 s" in results[2].reason
     plain = [score(*item) for i, item in enumerate(items) if i != 2]
     assert [r.reward for i, r in enumerate(results) if i != 2] == [p.reward for p in plain]
-    assert "stall_probe" in results[0].result.commonsense  # the plugin really ran
+    assert "commonsense:stall_probe" in results[0].categories  # the plugin's check is among those it ran
 
 
 def test_in_process_budget_also_stops_pure_python_spins():
@@ -114,7 +114,7 @@ def test_pool_survives_sleep_spin_and_death(stall_plugin):
         expected = [sample_scorer()(*item) for i, item in enumerate(items) if i not in stalls]
         got = [r for i, r in enumerate(results) if i not in stalls]
         assert [(r.reward, r.failure) for r in got] == [(e.reward, e.failure) for e in expected]
-        assert "stall_probe" in got[0].result.commonsense
+        assert "commonsense:stall_probe" in got[0].categories
         again = pool.map(items[:1])  # the replaced workers keep serving
         assert again[0].reward == expected[0].reward
 

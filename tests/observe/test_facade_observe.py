@@ -102,7 +102,7 @@ def test_halves_that_do_not_match_are_logged_apart(tmp_path):
     shaper.advantages(torch.tensor([0.5, 0.0]), mask, ["a", "a"], 0)  # not the rewards just scored
     shaper.score_batch(["nothing"], [query], 1)
     shaper.score_batch(["nothing"], [query], 2)  # a new step writes step 1's held score
-    log = shaper._verdict_log().log
+    log = shaper._resources.verdict_log().log
     log.wait()
     _, records, _ = read_log(tmp_path)
     assert [(r["kind"], r["step"]) for r in records] == [("score", 0), ("score", 0), ("advantage", 0),

@@ -6,7 +6,9 @@ computed directly, outside the log and the report."""
 from __future__ import annotations
 
 import copy
+import importlib.util
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -27,18 +29,19 @@ STAGES = {"name": "test-curriculum", "stages": [{"start": 0, "weights": "stage1"
                                                  {"start": 8, "weights": "stage3"}]}
 
 
-def exploit_variant(plan):
-    """Official passes, strict fails, in the structured answer format: the first meal named by a fragment of
-    its restaurant's name (quirk 3, substring match), or, where that changes the matched row, a repeated
-    meal whose city carries a trailing space (quirk 4, raw-string repeats)."""
-    plan = copy.deepcopy(plan)
-    for day in plan:
-        for meal in ("breakfast", "lunch", "dinner"):
-            if day.get(meal, "-") != "-":
-                name, city = day[meal].rsplit(",", 1)
-                day[meal] = f"{name.strip()[:-1]},{city}"
-                return plan
-    return plan
+def _bench_monitor():
+    """``benchmarks/bench_monitor.py``, by path: its exploit (a meal named by a fragment of its restaurant's name,
+    quirk 3) is the one this log injects."""
+    path = Path(__file__).resolve().parents[2] / "benchmarks" / "bench_monitor.py"
+    spec = importlib.util.spec_from_file_location("bench_monitor", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+BENCH = _bench_monitor()
+exploit_variant = BENCH.fragment  # official passes, strict fails, in the structured answer format
+broken_variant = BENCH.repeat  # fails both modes: a dinner at the day's lunch restaurant
 
 
 def repeat_variant(plan):
@@ -47,16 +50,6 @@ def repeat_variant(plan):
     if len(meals) >= 2:
         (first, m1), (second, m2) = meals[0], meals[1]
         second[m2] = first[m1] + " "
-    return plan
-
-
-def broken_variant(plan):
-    """Fails both modes: a dinner at the day's lunch restaurant."""
-    plan = copy.deepcopy(plan)
-    for day in plan:
-        if day.get("lunch", "-") != "-" and day.get("dinner", "-") != "-":
-            day["dinner"] = day["lunch"]
-            return plan
     return plan
 
 

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import pytest
+from planshape.shaping.facade import gold_answer, query_json
 
 from tests.serve.server import QWEN_EOS, Server, chat_prompt
 from tests.stall_probe import stall_plugin  # noqa: F401 - a fixture
@@ -22,7 +23,7 @@ MAX_BODY_MB = 2
 class Gold:
     config: dict[str, Any]
     records: list[dict[str, Any]]
-    labels: list[str]  # what planshape's OpenRLHF data step writes (Shaper.query_json)
+    labels: list[str]  # what planshape's OpenRLHF data step writes (the facade's query_json)
     answers: list[str]  # the gold plans as a model's answers
     prompts: list[str]  # the chat-templated prompts
     messages: list[list[dict[str, str]]]
@@ -40,8 +41,8 @@ def gold(shared_dir, train_records) -> Gold:
               "schedule": SCHEDULE, "total_steps": 500}
     shaper = Shaper.from_mapping(config)
     messages = [shaper.messages(r, include_tools=True) for r in train_records]
-    return Gold(config, train_records, [Shaper.query_json(r) for r in train_records],
-                [Shaper.gold_answer(r) for r in train_records], [chat_prompt(m) for m in messages], messages)
+    return Gold(config, train_records, [query_json(r) for r in train_records],
+                [gold_answer(r) for r in train_records], [chat_prompt(m) for m in messages], messages)
 
 
 @pytest.fixture(scope="session")

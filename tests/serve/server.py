@@ -1,6 +1,6 @@
 """A real ``planshape serve`` process on 127.0.0.1 for the tests, and the requests the trainers send to it.
 
-The payloads are what each trainer's client builds (read from their source, see ../shared/notes/serving.md):
+The payloads are what each trainer's client builds (read from each client's source; docs/serve.md):
 OpenRLHF's ``SingleTurnAgentExecutor._fetch_rewards_via_http`` (0.11.0 and 0.11.2), slime's ``remote_rm`` and
 NeMo Gym's ``SimpleAgent.run``; none of them sends a header beyond JSON.
 """
@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import secrets
 import socket
 import subprocess
 import sys
@@ -17,6 +18,8 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 from typing import Any
+
+from planshape.shaping.facade import query_json
 
 QWEN_EOS = "<|im_end|>"
 
@@ -93,6 +96,15 @@ class Server:
         self._log.close()
 
 
+def with_token(config: dict[str, Any], folder: Path, *args: str) -> tuple[Server, str]:
+    """A server that wants a token (a fresh one, in a 0600 file in ``folder``), and the file's path."""
+    folder.mkdir(parents=True, exist_ok=True)
+    token = folder / "token"
+    token.write_text(secrets.token_urlsafe(24))
+    os.chmod(token, 0o600)
+    return Server(config, folder, "--workers", "1", "--token-file", str(token), *args), str(token)
+
+
 def request(url: str, body: bytes | None = None, method: str = "POST", headers: dict[str, str] | None = None,
             timeout: float = 120.0) -> tuple[int, Any]:
     """(status, the reply's JSON, or its text when it is not JSON)."""
@@ -163,9 +175,8 @@ def nemo_response(text: str | None, tool_call_last: bool = False) -> dict[str, A
 def nemo_row(record: dict[str, Any], messages: list[dict[str, str]], index: int) -> dict[str, Any]:
     """A NeMo Gym dataset row for a TravelPlanner query: the query's fields flat beside
     ``responses_create_params`` and ``agent_ref``, with the rollout indices the collection adds."""
-    from planshape.shaping import Shaper
 
     return {"responses_create_params": {"input": messages, "tools": [], "temperature": 1.0},
-            **json.loads(Shaper.query_json(record)),
+            **json.loads(query_json(record)),
             "agent_ref": {"type": "responses_api_agents", "name": "planshape_travelplanner_agent"},
             "_ng_task_index": index, "_ng_rollout_index": 0}

@@ -10,7 +10,7 @@ import random
 
 import aiohttp
 import pytest
-from planshape.shaping import Shaper
+from planshape.shaping.facade import read_query
 
 from tests.adapter_fuzz import model_text
 from tests.serve.server import nemo_response, nemo_row, openrlhf_payloads, post, slime_payload
@@ -130,4 +130,4 @@ def test_a_step_header_and_what_a_sample_cannot_fail(server, gold, shaper):
                                                       "labels": [c[1] for c in cases]})
     assert status == 200 and reply["rewards"] == [0.0] * len(cases)
     assert [reply["extra_logs"][f"planshape/failure/{c[2]}"][i] for i, c in enumerate(cases)] == [1.0] * len(cases)
-    assert Shaper.read_query(gold.labels[0])  # the good label reads, so the failures above are the inputs'
+    assert read_query(gold.labels[0])  # the good label reads, so the failures above are the inputs'

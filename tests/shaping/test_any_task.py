@@ -23,7 +23,7 @@ def test_estimator_only_config_asks_only_for_what_the_estimator_needs():
     shaper = Shaper.from_mapping(ANY_TASK)
     assert shaper.estimator_only and shaper.describe()["estimator_only"]
     with pytest.raises(ConfigError, match="no database"):
-        shaper.scorer  # noqa: B018 - scoring needs a database
+        shaper.scorer.store  # noqa: B018 - scoring needs a database
     for field, value in (("mode", "official"), ("schedule", "stage2"), ("tools", {"max_chars": 10}),
                          ("workers", 2)):
         with pytest.raises(ConfigError, match=f"{field}: set without a database"):

@@ -59,7 +59,7 @@ def test_each_mistake_names_the_field_and_what_is_allowed(changes, expected):
 def test_what_only_estimating_needs_is_asked_by_the_routes_that_estimate(changes, expected):
     """A reward function, the server, an environment or a rollout only score: a config that leaves out what the
     estimator needs serves them as written. Every route that estimates asks first, naming the field."""
-    from planshape.shaping.facade import Shaper
+    from planshape.shaping.facade import Shaper, read_queries
 
     config = ShapingConfig.from_mapping({**GOOD, **changes})  # valid for scoring
     assert expected.split(":")[0] in config.estimator_problems()
@@ -67,9 +67,9 @@ def test_what_only_estimating_needs_is_asked_by_the_routes_that_estimate(changes
         config.require_estimator("the trainer")
     assert expected in str(refused.value) and "for the trainer" in str(refused.value)
     shaper = Shaper(config)
-    assert shaper.score("no plan", shaper.read_queries("sample")[0], 0).failure == "no_answer"
+    assert shaper.score("no plan", read_queries("sample")[0], 0).failure == "no_answer"
     for estimate in (lambda: shaper.advantages([1.0, 0.0], __import__("torch").ones(2, 3), [0, 0], 0),
-                     lambda: shaper.estimator_options(0)):
+                     lambda: shaper.alpha(0)):
         with pytest.raises(ConfigError, match=expected.split(":")[0]):
             estimate()
     grpo = ShapingConfig.from_mapping({**GOOD, **changes, "estimator": "grpo"})

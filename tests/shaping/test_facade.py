@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 import torch
 from planshape.shaping.advantages import Rollouts, planpo
-from planshape.shaping.facade import PREFIX, Shaper
-from planshape.shaping.reward import Scorer
+from planshape.shaping.facade import PREFIX, Shaper, gold_answer, read_queries
+from planshape.shaping.reward import Scorer, read_query
 from planshape.shaping.schedules import PRESETS, LinearDecay
 from planshape.validators.travelplanner.checks.modes import STRICT, Mode
 from planshape.validators.travelplanner.plan.formats import from_upstream, gate
@@ -133,8 +133,10 @@ def test_custom_mode_object_is_used_not_reduced_to_its_name(sample_store):
     """A configuration object must be honoured; before, every sample silently scored 0 with failure 'error'."""
     lenient = Mode("lenient-repeats", **{**{f: getattr(STRICT, f) for f in STRICT.__dataclass_fields__
                                             if f != "name"}, "exact_repeats": True})
-    scored = Scorer(sample_store, mode=lenient).score(ROWS[0]["text"], ROWS[0]["query"])
-    assert scored.failure == "" and scored.reward == 5.0 and scored.result.mode == "lenient-repeats"
+    scorer = Scorer(sample_store, mode=lenient)
+    scored = scorer.score(ROWS[0]["text"], ROWS[0]["query"])
+    result, _ = scorer.check(scorer.read(ROWS[0]["text"]).plan, read_query(ROWS[0]["query"]))
+    assert scored.failure == "" and scored.reward == 5.0 and result.mode == "lenient-repeats"
     with pytest.raises(ValueError, match="unknown mode 'lenient'"):
         Scorer(sample_store, mode="lenient")
 
@@ -157,8 +159,8 @@ def test_tools_prompt_and_queries(shaper, tmp_path):
     bad = tmp_path / "q.jsonl"
     bad.write_text(json.dumps(ROWS[0]["query"]) + "\n" + json.dumps({"org": "A"}) + "\n")
     with pytest.raises(ValueError, match="row 2"):
-        shaper.read_queries(bad)
-    sample_queries = shaper.read_queries("sample")  # the queries of database "sample", for smoke runs
+        read_queries(bad)
+    sample_queries = read_queries("sample")  # the queries of database "sample", for smoke runs
     assert len(sample_queries) == 8 and sample_queries[0] == ROWS[0]["query"]
 
 
@@ -185,7 +187,7 @@ def test_a_querys_gold_plan_as_an_answer(shared_dir, train_records):
     for mode in ("official", "strict"):
         shaper = Shaper.from_mapping({"database": str(shared_dir / "database"), "estimator": "grpo", "mode": mode})
         for record in train_records[:10]:
-            scored = shaper.score(Shaper.gold_answer(record), record, 0)
+            scored = shaper.score(gold_answer(record), record, 0)
             assert (scored.reward, scored.failure) == (5.0, ""), record["query"]
     with pytest.raises(ValueError, match="no annotated_plan"):
-        Shaper.gold_answer({"query": "x"})
+        gold_answer({"query": "x"})

@@ -11,7 +11,7 @@ import torch
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from planshape.shaping.advantages import Rollouts, gigpo, planpo, rloo
-from planshape.shaping.facade import ConfigError, Shaper
+from planshape.shaping.facade import ConfigError, Shaper, tool_call_anchors
 
 from ..paper_reference import gigpo_reference, planpo_reference, rloo_reference, token_reference
 
@@ -178,18 +178,18 @@ def _call(name: str, **arguments) -> str:
 
 def test_tool_call_anchors_are_the_calls_so_far():
     flight = _call("search_flights", origin="A", destination="B", date="2022-03-16")
-    a = Shaper.tool_call_anchors([_call("get_cities", state="Texas"), flight, '{"answer": 1}'])
+    a = tool_call_anchors([_call("get_cities", state="Texas"), flight, '{"answer": 1}'])
     # the same calls (argument order and the text around them aside): the same states
-    b = Shaper.tool_call_anchors([f"thinking... {_call('get_cities', state='Texas')}",
+    b = tool_call_anchors([f"thinking... {_call('get_cities', state='Texas')}",
                                   '<tool_call>{"arguments": {"date": "2022-03-16", "destination": "B", "origin": "A"},'
                                   ' "name": "search_flights"}</tool_call>', "a longer final answer"])
-    c = Shaper.tool_call_anchors([_call("get_cities", state="Ohio"), "done"])
+    c = tool_call_anchors([_call("get_cities", state="Ohio"), "done"])
     assert a == b and len(set(a)) == 3
     assert c[0] == a[0] and c[1] != a[1]  # every trajectory starts in the prompt's state
     # model text never raises: unclosed blocks, bad JSON, non-text turns
-    assert len(Shaper.tool_call_anchors(["<tool_call>{", "<tool_call>not json</tool_call>", None, 7])) == 4
+    assert len(tool_call_anchors(["<tool_call>{", "<tool_call>not json</tool_call>", None, 7])) == 4
     # a block that is no call runs no tool: the state after it is the state before it
-    bad = Shaper.tool_call_anchors(["<tool_call>not json</tool_call>", '<tool_call>{"arguments": {}}</tool_call>', "x"])
+    bad = tool_call_anchors(["<tool_call>not json</tool_call>", '<tool_call>{"arguments": {}}</tool_call>', "x"])
     assert len(set(bad)) == 1
 
 
@@ -197,8 +197,8 @@ def test_tool_call_anchors_are_equal_across_processes():
     import subprocess
     import sys
 
-    code = ("from planshape.shaping.facade import Shaper; "
-            "print(Shaper.tool_call_anchors(['<tool_call>{\"name\": \"x\", \"arguments\": {}}</tool_call>', 'y']))")
+    code = ("from planshape.shaping.facade import tool_call_anchors; "
+            "print(tool_call_anchors(['<tool_call>{\"name\": \"x\", \"arguments\": {}}</tool_call>', 'y']))")
     outs = {subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                            env={"PYTHONHASHSEED": seed}).stdout for seed in ("1", "2")}
     assert len(outs) == 1
@@ -208,7 +208,7 @@ def test_tool_call_anchors_make_gigpo_step_groups():
     texts = [[_call("get_cities", state="Texas"), "plan A"], [_call("get_cities", state="Texas"), "plan B"],
              [_call("get_cities", state="Ohio"), "plan C"]]
     lengths = [[5, 40], [5, 60], [5, 50]]
-    anchors = [Shaper.tool_call_anchors(t) for t in texts]
+    anchors = [tool_call_anchors(t) for t in texts]
     r = Rollouts.build(["q"] * 3, [10.0, 0.0, 10.0], [False] * 3, lengths, anchors)
     out = gigpo(r, norm="none")
     assert out.turn[1] == pytest.approx(5.0) and out.turn[3] == pytest.approx(-5.0)  # same calls, same state

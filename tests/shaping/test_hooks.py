@@ -10,7 +10,7 @@ import pytest
 from planshape.shaping import Shaper, hookspecs, plugins
 from planshape.shaping.advantages import Advantages, Rollouts
 from planshape.shaping.hookspecs import hookimpl
-from planshape.shaping.reward import Scorer
+from planshape.shaping.reward import Scorer, read_query
 from planshape.shaping.schedules import Schedule, Stage
 from planshape.validators.travelplanner.checks.registry import COMMONSENSE, Check
 
@@ -70,8 +70,11 @@ def test_hook_planshape_checks(registered, sample_row, sample_store):
     commonsense, hard = plugins.checks()
     assert [c.key for c in commonsense] == [c.key for c in COMMONSENSE] + ["no_pet_shops"]
     assert len(hard) == 5
-    scored = Scorer(sample_store).score(sample_row["text"], sample_row["query"])
-    assert "no_pet_shops" in scored.result.commonsense and scored.components["cs_micro"] == 1.0
+    scorer = Scorer(sample_store)
+    scored = scorer.score(sample_row["text"], sample_row["query"])
+    result, _ = scorer.check(scorer.read(sample_row["text"]).plan, read_query(sample_row["query"]))
+    assert "no_pet_shops" in result.commonsense and scored.components["cs_micro"] == 1.0
+    assert "commonsense:no_pet_shops" in scored.categories
 
     class Clash:
         @hookimpl

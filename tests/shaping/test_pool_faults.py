@@ -13,6 +13,7 @@ import time
 import pytest
 from planshape.shaping import Shaper
 from planshape.shaping.components import CRASH
+from planshape.shaping.facade import gold_answer, query_json
 
 from tests.stall_probe import sample_rows, stall_plugin, with_word  # noqa: F401 - a fixture
 
@@ -23,8 +24,8 @@ pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="the fault tests
 def gold(shared_dir, train_records):
     """The 45 train queries' gold answers with their labels, and their in-process scores at step 0."""
     config = {"database": str(shared_dir / "database"), "estimator": "grpo", "total_steps": 10}
-    texts = [Shaper.gold_answer(r) for r in train_records]
-    labels = [Shaper.query_json(r) for r in train_records]
+    texts = [gold_answer(r) for r in train_records]
+    labels = [query_json(r) for r in train_records]
     expected = Shaper.from_mapping(config).score_batch(texts, labels, 0)
     assert {(s.reward, s.failure) for s in expected} == {(5.0, "")}
     return config, texts, labels, expected

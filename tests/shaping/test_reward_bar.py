@@ -88,27 +88,32 @@ def _texts(train) -> list[tuple[object, str]]:
 
 @pytest.fixture(scope="module")
 def scored(memory_database, train):
-    """Each text checked once per schedule and step (the reward path a trainer calls), with its verdicts."""
+    """Each text scored once per schedule and step (the reward path a trainer calls), with its verdicts (the
+    reward room's own reading and checks of the text: ``Scorer.read`` then ``Scorer.check``, once per text)."""
     texts = _texts(train)
     out = []
+    verdicts: dict[int, object] = {}
     for name, stages in SCHEDULES.items():
         scorer = Scorer(memory_database, mode="strict", schedule=name)
         steps = sorted({s for first, last, _ in stages for s in (first, last)})
         for step in steps:
             weights = next(LAMBDA[w] for first, last, w in stages if first <= step <= last)
-            for query, text in texts:
-                out.append((name, step, weights, scorer.score(text, query, step)))
+            for k, (query, text) in enumerate(texts):
+                if k not in verdicts:
+                    plan = scorer.read(text).plan
+                    verdicts[k] = None if plan is None else scorer.check(plan, query)[0]
+                out.append((name, step, weights, scorer.score(text, query, step), verdicts[k]))
     return out
 
 
 def test_every_pair_equals_its_papers_formula(scored):
     kinds = set()
-    for name, step, weights, result in scored:
+    for name, step, weights, result, checked in scored:
         gated = result.components["schema"] == 1.0
-        want = formula(result.result, gated, weights) if result.result is not None else 0.0
+        want = formula(checked, gated, weights) if checked is not None else 0.0
         assert result.reward == pytest.approx(want, abs=1e-12), (name, step, result.failure)
         kinds.add(result.failure.split(":")[0])
-        if result.result is not None and result.result.hard is None:
+        if checked is not None and checked.hard is None:
             kinds.add("hard not run")
         if 0.0 < result.components["hard_micro"] < 1.0:
             kinds.add("partial hard")
@@ -122,7 +127,7 @@ def test_success_is_the_maximum_reward_under_agent_stars_settings(scored):
     """What an estimator reads from the reward alone (VERL): the stage's maximum exactly when the plan passes."""
     for name in ("agent-star-success", "agent-star-macro", "agent-star-sum"):
         shaper = Shaper.from_mapping({"database": "sample", "schedule": name, "total_steps": 500})
-        for schedule, step, weights, result in scored:
+        for schedule, step, weights, result, _ in scored:
             if schedule == name:
                 flags = shaper.success_from_rewards([result.reward], step)
                 assert bool(flags[0]) == (result.components["pass"] == 1.0), (name, result.failure)

@@ -71,3 +71,27 @@ def test_unreadable_lines_are_reported_per_line_and_counted(tmp_path, capsys):
     assert [u["idx"] for u in report["unreadable_lines"]] == [1, 4]
     assert not report["plans"][1]["delivered"] and not report["plans"][4]["delivered"]
     assert report["metrics"]["numerators"]["delivery_rate"] == 5  # the sample world's 7, less these two
+
+
+def test_conventions_from_the_command_line(tmp_path, shared_dir, train_records):
+    """A lunch after a 17:04 landing fails strict by a convention (lunch closes 16:30); `--conventions` moves the
+    close, and the same plan passes. Official mode has no conventions: the option is refused there."""
+    from planshape.validators.travelplanner.query import gold_plan
+
+    gold = [gold_plan(r) for r in train_records]
+    gold[0][0]["lunch"] = "Cafe Coffee Day, Rockford"
+    plans = tmp_path / "plans.jsonl"
+    plans.write_text("".join(json.dumps({"idx": i, "plan": p}) + "\n" for i, p in enumerate(gold)))
+    report_path = tmp_path / "r.json"
+    argv = ["evaluate", str(plans), "--queries", str(shared_dir / "train.csv"), "--database",
+            str(shared_dir / "database"), "--mode", "strict", "--no-progress", "--json", str(report_path)]
+    assert main(argv) == 0
+    first = json.loads(report_path.read_text())["plans"][0]
+    assert not first["final_pass"]
+    assert "[convention]" in first["commonsense"]["is_valid_information_in_current_city"]["reason"]
+    assert main([*argv, "--conventions", '{"lunch": ["11:00", "20:00"]}']) == 0
+    assert json.loads(report_path.read_text())["plans"][0]["final_pass"]
+    with pytest.raises(SystemExit, match="add --mode strict"):
+        main([*argv[:-5], "--conventions", "{}"])
+    with pytest.raises(SystemExit, match="lunch: .*two times of day"):
+        main([*argv, "--conventions", '{"lunch": ["11:00"]}'])

@@ -195,4 +195,4 @@ def test_scorer_rejects_degenerate_answers_at_the_cap_within_budget(memory_datab
     scorer.score("<answer>[]</answer>", ROCKFORD)
     result, seconds = timed(lambda: scorer.score(text, ROCKFORD))
     assert result.reward == 0.0 and result.failure == "schema", result.reason
-    assert seconds < 0.05, f"{seconds:.3f}s"  # DESIGN.md: any single score at the answer-size cap <= 50 ms
+    assert seconds < 0.05, f"{seconds:.3f}s"  # docs/architecture.md: any single score at the answer-size cap <= 50 ms

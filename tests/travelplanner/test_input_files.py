@@ -5,6 +5,7 @@ import json
 
 import pytest
 from planshape.shaping.cli import main
+from planshape.shaping.facade import gold_answer
 from planshape.shaping.rollout_file import read_rollouts
 from planshape.validators.travelplanner.evaluation.submission import read_submission
 from planshape.validators.travelplanner.jsonl import read_jsonl
@@ -107,14 +108,13 @@ def test_query_files_fail_with_file_line_and_reason(tmp_path):
 
 def test_a_plan_given_as_answer_text_is_read_as_the_reward_reads_it(tmp_path, train_records, database):
     """``"plan"`` may be a model's answer text: its last ``<answer>`` block is gated, as the reward gates it
-    (``Shaper.gold_answer`` writes exactly that); a text without a complete block is not delivered, with why."""
-    from planshape.shaping import Shaper
+    (the facade's ``gold_answer`` writes exactly that); a text without a complete block is not delivered, with why."""
     from planshape.validators.travelplanner.checks.verdicts import check_plan
     from planshape.validators.travelplanner.query import Query, gold_plan
 
     record = train_records[0]
     query, plan = Query.from_record(record), gold_plan(record)
-    answer = "Let me check the flights first.\n" + Shaper.gold_answer(record)
+    answer = "Let me check the flights first.\n" + gold_answer(record)
     path = write(tmp_path / "plans.jsonl", [json.dumps({"plan": answer}).encode(),
                                             json.dumps({"plan": "thinking... <answer>[{"}).encode()])
     delivered, cut = read_submission(path)

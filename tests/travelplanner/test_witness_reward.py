@@ -20,6 +20,7 @@ import pytest
 pytest.importorskip("ortools", reason="the solver needs OR-Tools (scripts/setup.sh installs planshape[solver])")
 
 from planshape.shaping import Shaper  # noqa: E402
+from planshape.shaping.facade import gold_answer  # noqa: E402
 from planshape.validators.travelplanner.solver import solve  # noqa: E402
 from planshape.validators.travelplanner.store.database import FILES, load_database  # noqa: E402
 
@@ -97,5 +98,5 @@ def test_synthesized_witnesses_earn_the_full_reward(shared_dir):
     store = load_database(shared_dir / "database")
     kept, _ = synthesize(store, 90 if FULL else 12, parse_mix("easy=1,medium=1,hard=1"), seed=7)
     records = [k.record for k in kept]
-    answers = [Shaper.gold_answer(r) for r in records]  # the witness, as the record's annotated_plan
+    answers = [gold_answer(r) for r in records]  # the witness, as the record's annotated_plan
     _assert_full_reward(_shaper(shared_dir / "database"), answers, records, "synth")

@@ -13,6 +13,7 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
+from ..monitor import EXPLOIT, OFFICIAL_PASS, STRICT_PASS
 from .data import LogSummary, summarise
 
 
@@ -65,11 +66,11 @@ def facts(summary: LogSummary) -> dict[str, Any]:
            "mode": described.get("mode", "?"), "schedule": described.get("schedule", "?"),
            "stages": ", ".join(f"{name} from {start}" for start, name in summary.stage_boundaries()),
            "last step: reward": f"{last.reward / last.samples:.3f}",
-           "last step: strict pass": f"{monitor['strict_pass'][-1]:.1%}"}
-    if not math.isnan(monitor["exploit"][-1]):
-        out["last step: official pass"] = f"{monitor['official_pass'][-1]:.1%}"
-        out["last step: exploit rate"] = f"{monitor['exploit'][-1]:.1%}"
-        out["first step: exploit rate"] = f"{monitor['exploit'][0]:.1%}"
+           "last step: strict pass": f"{monitor[STRICT_PASS][-1]:.1%}"}
+    if not math.isnan(monitor[EXPLOIT][-1]):
+        out["last step: official pass"] = f"{monitor[OFFICIAL_PASS][-1]:.1%}"
+        out["last step: exploit rate"] = f"{monitor[EXPLOIT][-1]:.1%}"
+        out["first step: exploit rate"] = f"{monitor[EXPLOIT][0]:.1%}"
     return out
 
 

@@ -24,7 +24,8 @@ from typing import Any
 import numpy as np
 
 from ...schedules import LinearDecay
-from ..metric_names import FAILURE, metric_name
+from ..metric_names import AdvantageStats, core_metrics, failure_names, metric_name
+from ..monitor import EXPLOIT, OFFICIAL_PASS, STRICT_PASS, exploit_key
 from ..verdict_log import CHECK_KEYS, iter_lines, log_files, parse_line
 
 N_COMMONSENSE = 8  # the first 8 of CHECK_KEYS are commonsense, the last 5 hard
@@ -136,7 +137,7 @@ class LogSummary:
 
     def _advantage(self, s: _Step, row: dict[str, Any]) -> None:
         if not row.get("turns"):  # no assistant token: a trainer's padding row or an empty response, no sample
-            return  # (as the trainers' logged statistics skip it: ``facade.metrics.real_trajectories``)
+            return  # (as the trainers' logged statistics skip it: ``facade.estimator.real_trajectories``)
         s.trajectories += 1
         s.adv_success += bool(row.get("success"))
         s.group_success[str(row.get("group"))] += bool(row.get("success"))
@@ -195,12 +196,12 @@ class LogSummary:
         def rate(count: Callable[[_Step], int]) -> Callable[[_Step], float]:
             return lambda s: count(s) / s.monitored if s.monitored else float("nan")
 
-        out = {"exploit": self._series(rate(lambda s: s.exploit)),
-               "official_pass": self._series(rate(lambda s: s.official)),
-               "strict_pass": self._series(lambda s: s.strict / s.strict_seen if s.strict_seen
-                                           else s.components["pass"] / s.samples)}
+        out = {EXPLOIT: self._series(rate(lambda s: s.exploit)),
+               OFFICIAL_PASS: self._series(rate(lambda s: s.official)),
+               STRICT_PASS: self._series(lambda s: s.strict / s.strict_seen if s.strict_seen
+                                         else s.components["pass"] / s.samples)}
         for rule in sorted({r for s in self.steps.values() for r in s.rules}):
-            out[f"exploit/{rule}"] = self._series(rate(_count("rules", rule)))
+            out[exploit_key(rule)] = self._series(rate(_count("rules", rule)))
         return out
 
     def failures(self) -> dict[str, np.ndarray]:
@@ -226,33 +227,31 @@ class LogSummary:
         failures = sorted({n for s in self.steps.values() for n in s.failures})  # seen anywhere: 0 elsewhere
         rules = sorted({r for s in self.steps.values() for r in s.rules})
         for k, s in sorted(self.steps.items()):
+            values: dict[str, float | None] = {}
             if s.samples:
-                out[metric_name("reward")][k] = s.reward / s.samples
-                if s.success_seen:
-                    out[metric_name("success")][k] = s.succeeded / s.success_seen
-                for name, total in s.components.items():
-                    out[metric_name(name)][k] = total / s.samples
-                for name in failures:
-                    out[metric_name(FAILURE + name)][k] = s.failures[name] / s.samples
+                values.update(core_metrics(s.reward / s.samples, s.succeeded / s.success_seen if s.success_seen
+                                           else None))
+                values.update({metric_name(name): total / s.samples for name, total in s.components.items()})
+                values.update({name: s.failures[c] / s.samples
+                               for c, name in zip(failures, failure_names(tuple(failures)), strict=True)})
                 if s.monitored:
-                    out[metric_name("official_pass")][k] = s.official / s.monitored
-                    out[metric_name("exploit")][k] = s.exploit / s.monitored
-                    for rule in rules:
-                        out[metric_name(f"exploit/{rule}")][k] = s.rules[rule] / s.monitored
+                    values[metric_name(OFFICIAL_PASS)] = s.official / s.monitored
+                    values[metric_name(EXPLOIT)] = s.exploit / s.monitored
+                    values.update({metric_name(exploit_key(rule)): s.rules[rule] / s.monitored for rule in rules})
                 if s.strict_seen:
-                    out[metric_name("strict_pass")][k] = s.strict / s.strict_seen
+                    values[metric_name(STRICT_PASS)] = s.strict / s.strict_seen
             if s.trajectories:
-                alpha = self._alpha(k)
-                if alpha is not None:
-                    out[metric_name("alpha")][k] = alpha
-                out[metric_name("adv_e_mean")][k], out[metric_name("adv_e_std")][k] = s.a_e.mean, s.a_e.std
-                out[metric_name("adv_s_mean")][k] = s.a_s.mean if s.a_s.n else 0.0
-                out[metric_name("adv_s_std")][k] = s.a_s.std if s.a_s.n else 0.0
-                out[metric_name("turns_mean")][k], out[metric_name("turns_max")][k] = s.turns.mean, s.turns.high
-                out[metric_name("turn_tokens_mean")][k] = s.lengths.mean if s.lengths.n else 0.0
-                out[metric_name("success_rate")][k] = s.adv_success / s.trajectories
                 groups = s.group_success.values()
-                out[metric_name("groups_multi_success")][k] = sum(c >= 2 for c in groups) / len(groups)
+                values.update(AdvantageStats(
+                    alpha=self._alpha(k), adv_e_mean=s.a_e.mean, adv_e_std=s.a_e.std,
+                    adv_s_mean=s.a_s.mean if s.a_s.n else 0.0, adv_s_std=s.a_s.std if s.a_s.n else 0.0,
+                    turns_mean=s.turns.mean, turns_max=s.turns.high,
+                    turn_tokens_mean=s.lengths.mean if s.lengths.n else 0.0,
+                    success_rate=s.adv_success / s.trajectories,
+                    groups_multi_success=sum(c >= 2 for c in groups) / len(groups)).metrics())
+            for name, value in values.items():
+                if value is not None:  # not known at this step (a log without success flags)
+                    out[name][k] = value
         return dict(out)
 
     def _alpha(self, step: int) -> float | None:

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from planshape.validators.travelplanner.checks.registry import COMMONSENSE, HARD
 
+from ..monitor import EXPLOIT, OFFICIAL_PASS, STRICT_PASS, exploit_key
 from .data import LogSummary
 
 if TYPE_CHECKING:
@@ -115,17 +116,17 @@ def exploit(summary: LogSummary) -> Figure:
     fig, axes = _figure(1, 2, (13, 4.5))
     steps, series = summary.step_numbers(), summary.monitor()
     ax = axes[0][0]
-    _line(ax, steps, series["exploit"], "exploit", "exploit (all rules)", linewidth=2.5, color="crimson")
+    _line(ax, steps, series[EXPLOIT], EXPLOIT, "exploit (all rules)", linewidth=2.5, color="crimson")
     for name, values in series.items():
-        if name.startswith("exploit/"):
+        if name.startswith(exploit_key("")):
             _line(ax, steps, values, name, name.split("/", 1)[1], linestyle=":", marker=".")
     ax.set(title="exploit rate: passes official, fails strict", xlabel="step", ylabel="share of samples")
     _stages(ax, summary)
     ax.legend(fontsize=8)
     ax = axes[0][1]
-    _line(ax, steps, series["official_pass"], "official_pass", "official pass", linewidth=2)
-    _line(ax, steps, series["strict_pass"], "strict_pass", "strict pass (the reward's)", linewidth=2)
-    ax.fill_between(steps, series["strict_pass"], series["official_pass"], color="crimson", alpha=0.15,
+    _line(ax, steps, series[OFFICIAL_PASS], OFFICIAL_PASS, "official pass", linewidth=2)
+    _line(ax, steps, series[STRICT_PASS], STRICT_PASS, "strict pass (the reward's)", linewidth=2)
+    ax.fill_between(steps, series[STRICT_PASS], series[OFFICIAL_PASS], color="crimson", alpha=0.15,
                     label="gap = exploits")
     ax.set(title="final pass: official vs strict", xlabel="step", ylabel="share of samples", ylim=(-0.02, 1.02))
     _stages(ax, summary, label=False)

@@ -6,9 +6,7 @@ the advantages equal the paper's equations in plain loops (``tests/paper_referen
 from __future__ import annotations
 
 import asyncio
-import importlib.util
 import json
-from pathlib import Path
 
 import pytest
 import ray
@@ -16,23 +14,13 @@ import torch
 from openrlhf.trainer.ppo_utils.samples_generator import SamplesGenerator
 from openrlhf.utils.agent import AgentInstanceBase, MultiTurnAgentExecutor
 from openrlhf_harness import ScriptedEngine, sampling_params
+from paper_reference_by_path import reference as _reference
 from planshape.adapters.openrlhf import CONFIG_ENV, SETUP_HOOK
 from planshape.adapters.openrlhf.advantages import patch_openrlhf
 from planshape.adapters.openrlhf.config import RAY_SETUP_HOOK_ENV
 from planshape.shaping.facade import ConfigError
 from test_openrlhf_advantages import N, make_trainer, trainer_args
 
-
-def _reference_module():
-    """tests/paper_reference.py, by path: this folder is deliberately not a package (conftest.py says why)."""
-    path = Path(__file__).resolve().parents[2] / "paper_reference.py"
-    spec = importlib.util.spec_from_file_location("planshape_paper_reference", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-_reference = _reference_module()
 planpo_reference, runs, token_reference = _reference.planpo_reference, _reference.runs, _reference.token_reference
 
 PROMPT = "You are in a room with a door. Open it.\n"

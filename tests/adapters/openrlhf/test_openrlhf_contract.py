@@ -14,7 +14,7 @@ from openrlhf.utils.agent import SingleTurnAgentExecutor
 from openrlhf_harness import ScriptedEngine, sampling_params
 from planshape.adapters.openrlhf import CONFIG_ENV
 from planshape.adapters.openrlhf.support import SUPPORT
-from planshape.shaping.facade import Shaper
+from planshape.shaping.facade import Shaper, gold_answer, query_json
 
 PROMPT = "<|im_start|>user\nPlan my trip.<|im_end|>\n<|im_start|>assistant\n"
 
@@ -29,8 +29,8 @@ def test_the_gold_plans_get_full_reward_through_openrlhfs_executor(shared_dir, t
     assert SUPPORT.in_range(SUPPORT.installed())
     rewards, logs = [], []
     for record in train_records:
-        engine = ScriptedEngine(tokenizer, [Shaper.gold_answer(record)])
-        out = asyncio.run(executor.execute(PROMPT, shaper.query_json(record), sampling_params(), 8192, tokenizer,
+        engine = ScriptedEngine(tokenizer, [gold_answer(record)])
+        out = asyncio.run(executor.execute(PROMPT, query_json(record), sampling_params(), 8192, tokenizer,
                                            engine))
         rewards.append(float(out["reward"]))
         logs.append(out["extra_logs"])

@@ -5,9 +5,6 @@ GiGPO's anchor states are the tool calls made before each turn, read from the tu
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
-
 import pytest
 import torch
 from conftest import write_config
@@ -18,16 +15,8 @@ from test_openrlhf_tools import FLIGHTS, HOTELS
 __all__ = ["hooked", "rollout_samples", "scripts"]  # fixtures of test_openrlhf_advantages.py, used here
 
 
-def _reference_module():
-    """tests/paper_reference.py, by path: this folder is deliberately not a package (conftest.py says why)."""
-    path = Path(__file__).resolve().parents[2] / "paper_reference.py"
-    spec = importlib.util.spec_from_file_location("planshape_paper_reference", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+from paper_reference_by_path import reference as _reference
 
-
-_reference = _reference_module()
 CALL = {FLIGHTS: ("search_flights", "Harborview", "Lindenfield"), HOTELS: ("search_accommodations", "Lindenfield")}
 
 

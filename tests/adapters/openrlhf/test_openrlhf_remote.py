@@ -29,7 +29,7 @@ def served(tmp_path_factory):
     token_file.write_text(token)
     os.chmod(token_file, 0o600)
     config = {"database": "sample", "schedule": "stage1", "total_steps": 10}
-    srv = Server(config, folder, "--workers", "2", "--token-file", str(token_file))
+    srv = Server(config, folder, "--workers", "2", "--token-file", str(token_file), "--log-requests")  # a 401's line
     yield srv, token, Shaper.from_mapping(config)
     srv.stop()
 

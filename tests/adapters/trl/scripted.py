@@ -24,6 +24,35 @@ NO_ANSWER = "I could not finish the plan."
 TOOL_RESPONSE = "<tool_response>"  # how the Qwen2.5 template shows a tool result to the model
 
 
+def lookup_call(item: str) -> str:
+    """The one tool call of the non-TravelPlanner tasks' first turn: ``lookup(item)``."""
+    return f"<tool_call>\n{json.dumps({'name': 'lookup', 'arguments': {'item': item}})}\n</tool_call>"
+
+
+def lookup_tokenizer(prompts: list[str], items: list[str], answers: list[str]):
+    """A tiny tokenizer trained on a lookup task's prompts, tool calls and answers."""
+    from planshape.adapters.trl.tiny import tiny_tokenizer
+
+    return tiny_tokenizer((prompts + items + answers + [lookup_call(i) for i in items]) * 20)
+
+
+def scripted_lookup(base: type, items: list[str], answers: list[str]) -> type:
+    """A trainer class whose policy, at position k of a group, calls ``lookup(items[k])`` first and then answers
+    ``answers[k]`` (a first turn is one whose prompt holds no tool response yet; any TRL release's signature)."""
+
+    class Scripted(base):
+        def _generate_single_turn(self, prompt_ids, images, multimodal_fields, *rest, **options):
+            tok = self.processing_class
+            out = []
+            for i, ids in enumerate(prompt_ids):
+                k = i % len(items)
+                text = lookup_call(items[k]) if TOOL_RESPONSE not in tok.decode(ids) else answers[k]
+                out.append(tok.encode(text, add_special_tokens=False) + [tok.eos_token_id])
+            return out, None
+
+    return Scripted
+
+
 def answer_of(text: str) -> str:
     start = text.rfind("<answer>")
     return text[start:] if start >= 0 else ""

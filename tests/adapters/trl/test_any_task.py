@@ -9,13 +9,12 @@ from .conftest import require_trl
 
 require_trl("planpo_trainer")  # PlanPOTrainer on a task of its own
 
-import json
 
 import pytest
 import torch
 
 from ...paper_reference import planpo_reference, runs, token_reference
-from .scripted import TOOL_RESPONSE, recording
+from .scripted import lookup_tokenizer, recording, scripted_lookup
 from .test_trainer import loss_rows_match
 
 G = 4
@@ -43,28 +42,12 @@ def solved(completions, **_):  # a per-sample 0/1 flag the run already computes
 
 
 def scripted_any(base: type) -> type:
-    class Scripted(base):
-        def _generate_single_turn(self, prompt_ids, images, multimodal_fields, *rest, **options):
-            # TRL 1.16 adds (num_generations, has_tool_images); on 1.9 a first turn's prompt has no tool response
-            tok = self.processing_class
-            out = []
-            for i, ids in enumerate(prompt_ids):
-                k = i % G
-                call = {"name": "lookup", "arguments": {"item": ITEMS[k]}}
-                first = TOOL_RESPONSE not in tok.decode(ids)
-                text = f"<tool_call>\n{json.dumps(call)}\n</tool_call>" if first else ANSWERS[k]
-                out.append(tok.encode(text, add_special_tokens=False) + [tok.eos_token_id])
-            return out, None
-
-    return Scripted
+    return scripted_lookup(base, ITEMS, ANSWERS)
 
 
 @pytest.fixture(scope="module")
 def any_tokenizer():
-    from planshape.adapters.trl.tiny import tiny_tokenizer
-
-    corpus = PROMPTS + ITEMS + ANSWERS + [json.dumps({"name": "lookup", "arguments": {"item": i}}) for i in ITEMS]
-    return tiny_tokenizer(corpus * 20)
+    return lookup_tokenizer(PROMPTS, ITEMS, ANSWERS)
 
 
 def _trainer(tokenizer, tmp_path, planshape, reward_funcs, **overrides):

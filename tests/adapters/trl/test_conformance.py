@@ -22,4 +22,5 @@ def _reward(texts, queries):
 
 @pytest.fixture
 def contract():
-    return Contract("trl", "trl", lambda tmp: check_launch(SETTINGS, 10), _reward, ["--config", "x.yaml"])
+    return Contract("trl", "trl", lambda tmp: check_launch(config=SETTINGS, run_steps=10), _reward,
+                    ["--config", "x.yaml"])

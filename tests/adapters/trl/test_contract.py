@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import pytest
 from planshape.adapters.trl.support import LOG_METRIC, SUPPORT
+from planshape.shaping.facade import gold_answer, query_json
 
 from ..metric_keys import GROUPS, expected_keys, planshape_keys
 
@@ -34,7 +35,7 @@ def _trainer(shaper, tokenizer, records, tmp_path, **overrides):
     from planshape.adapters.trl.tiny import tiny_model
     from trl import GRPOConfig, GRPOTrainer
 
-    rows = [{"prompt": f"Plan this trip: {r['query']}\n", "planshape_query": shaper.query_json(r)} for r in records]
+    rows = [{"prompt": f"Plan this trip: {r['query']}\n", "planshape_query": query_json(r)} for r in records]
     settings = dict(output_dir=str(tmp_path), max_steps=1, per_device_train_batch_size=4, num_generations=4,
                     max_completion_length=16, learning_rate=1e-3, use_cpu=True, bf16=False, beta=0.0, seed=0,
                     report_to="none", save_strategy="no", logging_steps=1, dataloader_num_workers=0)
@@ -55,8 +56,8 @@ def test_the_gold_plans_get_full_reward_through_trls_reward_call(shared_dir, tra
                                   "total_steps": 500})
     trainer = _trainer(shaper, byte_tokenizer, train_records[:4], tmp_path)
     trainer.state.global_step = 150  # stage 2 of the 8B curriculum: TRL hands the reward this state
-    inputs = [{"prompt": "p", "planshape_query": shaper.query_json(r)} for r in train_records]
-    answers = [Shaper.gold_answer(r) for r in train_records]
+    inputs = [{"prompt": "p", "planshape_query": query_json(r)} for r in train_records]
+    answers = [gold_answer(r) for r in train_records]
     ids = [byte_tokenizer.encode(a) for a in answers]
     trainer.model.train()
     rewards = trainer._calculate_rewards(inputs, ["p"] * len(inputs), answers, ids)
@@ -78,7 +79,7 @@ def test_the_metrics_reach_trls_log_in_a_training_step(sample_records, byte_toke
 def test_the_adapter_states_what_this_release_runs():
     from planshape.adapters.trl.check import check_launch
 
-    report = check_launch({"database": "sample", "estimator": "grpo"}, 0)
+    report = check_launch(config={"database": "sample", "estimator": "grpo"})
     assert report.lines[0] == f"trl {VERSION} (planshape supports {SUPPORT.range})"
     for what, ok, _ in SUPPORT.rows(VERSION):
         assert any(line.startswith("runs: " if ok else f"not in {VERSION}: ") and what in line for line in report.lines)

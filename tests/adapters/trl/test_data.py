@@ -38,12 +38,13 @@ def test_train_csv(shaper, shared_dir):
 
 
 def test_bad_record_names_its_number(shaper, sample_records, tmp_path):
-    from planshape.adapters.trl.data import rows, write_jsonl
+    from planshape.adapters.trl.data import prepare_data, rows
 
     with pytest.raises(ValueError, match="record 2"):
         rows([sample_records[0], {**sample_records[0], "query": ""}], shaper)
     path = tmp_path / "rows.jsonl"
-    assert write_jsonl(sample_records, shaper, path) == 2
+    (tmp_path / "queries.jsonl").write_text("".join(json.dumps(r) + "\n" for r in sample_records))
+    assert prepare_data(shaper, [tmp_path / "queries.jsonl"], path)["train"]["rows"] == 2
     from datasets import load_dataset
 
     assert load_dataset("json", data_files=str(path), split="train")["planshape_query"] == \

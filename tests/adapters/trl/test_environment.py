@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from planshape.shaping.facade import query_json
 
 from ...environments.cases import BAD_CALLS, cases, facade_view, good_calls
 from .scripted import TOOL_CALLS, scripted
@@ -32,7 +33,7 @@ def test_the_environment_class_gives_the_toolbox_and_the_facade(full_shaper, tra
         assert got["description"] == schema["function"]["description"]
         assert got["parameters"]["required"] == schema["function"]["parameters"]["required"]
     for name, text, record in cases(train_records):
-        assert env.reset(planshape_query=full_shaper.query_json(record), prompt=[]) is None
+        assert env.reset(planshape_query=query_json(record), prompt=[]) is None
         for tool, arguments in good_calls(record):
             assert getattr(env, tool)(**arguments) == box.call(tool, arguments)
         for tool, arguments in BAD_CALLS:
@@ -50,7 +51,7 @@ def test_without_the_answer_hand_over_get_reward_says_what_to_use(shaper, sample
     from planshape.adapters.trl.environment import travelplanner_env
 
     env = travelplanner_env(shaper)()
-    env.reset(planshape_query=shaper.query_json(sample_records[0]))
+    env.reset(planshape_query=query_json(sample_records[0]))
     with pytest.raises(RuntimeError, match="EnvironmentGRPOTrainer"):
         env.get_reward()
 

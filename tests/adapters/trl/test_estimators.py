@@ -5,13 +5,11 @@ completions (``anchor.by=tool_calls``) or from a ``rollout_func`` field (``ancho
 
 from __future__ import annotations
 
-import json
-
 import pytest
 import torch
 
 from ...paper_reference import gigpo_reference, rloo_reference, runs, token_reference
-from .scripted import recording
+from .scripted import lookup_tokenizer, recording, scripted_lookup
 from .test_any_task import PROMPTS, lookup, task_reward
 from .test_trainer import loss_rows_match
 
@@ -23,26 +21,12 @@ ANSWERS = ["DONE: door open", "I give up", "DONE: I used the lamp and the key an
 
 
 def scripted(base: type) -> type:
-    class Scripted(base):
-        def _generate_single_turn(self, prompt_ids, images, multimodal_fields, num_generations,
-                                  has_tool_images=False):
-            tok, first = self.processing_class, num_generations > 1
-            out = []
-            for i, _ in enumerate(prompt_ids):
-                call = {"name": "lookup", "arguments": {"item": ITEMS[i % G]}}
-                text = f"<tool_call>\n{json.dumps(call)}\n</tool_call>" if first else ANSWERS[i % G]
-                out.append(tok.encode(text, add_special_tokens=False) + [tok.eos_token_id])
-            return out, None
-
-    return Scripted
+    return scripted_lookup(base, ITEMS, ANSWERS)
 
 
 @pytest.fixture(scope="module")
 def any_tokenizer():
-    from planshape.adapters.trl.tiny import tiny_tokenizer
-
-    corpus = PROMPTS + ITEMS + ANSWERS + [json.dumps({"name": "lookup", "arguments": {"item": i}}) for i in ITEMS]
-    return tiny_tokenizer(corpus * 20)
+    return lookup_tokenizer(PROMPTS, ITEMS, ANSWERS)
 
 
 def _trainer(tokenizer, tmp_path, planshape, cls_of=scripted, **overrides):

@@ -6,14 +6,12 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import pickle
-import secrets
 
 import pytest
 from transformers import TrainerState
 
-from tests.serve.server import Server
+from tests.serve.server import Server, with_token
 
 from .scripted import scripted
 from .test_trainer import G, make_trainer
@@ -21,12 +19,8 @@ from .test_trainer import G, make_trainer
 
 @pytest.fixture(scope="module")
 def served(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("served")
-    token = folder / "token"
-    token.write_text(secrets.token_urlsafe(24))
-    os.chmod(token, 0o600)
-    srv = Server({"database": "sample", "total_steps": 2}, folder, "--workers", "1", "--token-file", str(token))
-    yield srv, str(token)
+    srv, token = with_token({"database": "sample", "total_steps": 2}, tmp_path_factory.mktemp("served"))
+    yield srv, token
     srv.stop()
 
 

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 from planshape.shaping.cli import main as planshape
-from planshape.shaping.facade import Shaper, episode_records
+from planshape.shaping.facade import Shaper, episode_records, query_json
 from planshape.validators.travelplanner.query import gold_plan
 
 from ...environments.cases import BAD_CALLS, cases, facade_view, good_calls, hallucinated
@@ -53,7 +53,7 @@ def test_loads_as_verifiers_loads_environments(shared_dir):
     for task, record in zip(tasks, expected, strict=True):
         system, user = shaper.messages(record)
         assert (task.data.system_prompt, task.data.prompt) == (system["content"], user["content"])
-        assert json.loads(task.data.query) == json.loads(shaper.query_json(record))
+        assert json.loads(task.data.query) == json.loads(query_json(record))
     (toolset,) = type(vf.load_taskset(config.taskset)).toolsets(config.taskset)
     assert toolset.TOOL_PREFIX is None and toolset.config.planshape == settings(shared_dir)
 

@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -99,3 +101,27 @@ def overrides(script: str, *extra: str, database: str = "sample") -> list[str]:
     out = subprocess.run(["bash", str(EXAMPLES / script), *extra], env=env, capture_output=True, text=True,
                          check=True)
     return out.stdout.splitlines()
+
+
+@contextmanager
+def queued(tq: Any, batch: Any) -> Iterator[Any]:
+    """A batch put in VERL's TransferQueue for one test, cleared afterwards whatever happens."""
+    try:
+        yield batch
+    finally:
+        tq.kv_clear(keys=batch.keys, partition_id=batch.partition_id)
+
+
+def multi_output_rows(turns: list[list[int]], scores: list[float], uids: list[str], row: Any
+                      ) -> tuple[list[Any], list[float], list[str], list[str], list[tuple[int, int]]]:
+    """V1's multi-output layout of whole trajectories: one row per assistant turn (``row([n])``), keyed
+    ``{uid}_{trajectory}_{output}``, the score on the final output; and where each row came from."""
+    masks, row_scores, row_uids, keys, where = [], [], [], [], []
+    for i, lengths in enumerate(turns):
+        for k, n in enumerate(lengths):
+            masks.append(row([n]))
+            row_scores.append(scores[i] if k == len(lengths) - 1 else 0.0)
+            row_uids.append(uids[i])
+            keys.append(f"{uids[i]}_{i}_{k}")
+            where.append((i, k))
+    return masks, row_scores, row_uids, keys, where

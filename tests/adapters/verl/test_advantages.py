@@ -68,17 +68,18 @@ def test_matches_the_core_token_for_token_with_rows_reordered(path, global_steps
     expected = run_shaper(BLOCK).advantages(np.array(SCORES), torch.tensor(MASKS), UIDS, global_steps - 1)
     order = [5, 2, 7, 0, 3, 6, 1, 4]  # _balance_batch reorders rows: groups are not contiguous
     data = _batch(order)
-    if path == "legacy":
-        out = compute_advantage(data, adv_estimator="planpo", config=_algorithm())
-    else:
-        keys = [f"{UIDS[i]}_{i}_0" for i in order]
-        out = compute_advantage_for_multi_trajectories(data, batch_keys=keys, adv_estimator="planpo",
-                                                       num_repeat=4, config=_algorithm())
+    with planpo.advantage_step() as step:
+        if path == "legacy":
+            out = compute_advantage(data, adv_estimator="planpo", config=_algorithm())
+        else:
+            keys = [f"{UIDS[i]}_{i}_0" for i in order]
+            out = compute_advantage_for_multi_trajectories(data, batch_keys=keys, adv_estimator="planpo",
+                                                           num_repeat=4, config=_algorithm())
     got = torch.empty_like(out.batch["advantages"])
     got[torch.tensor(order)] = out.batch["advantages"]
     assert torch.equal(got, expected.tokens)
     assert torch.equal(out.batch["returns"], out.batch["advantages"])
-    assert planpo.last_stats["planshape/alpha"] == pytest.approx(run_shaper(BLOCK).alpha(global_steps - 1))
+    assert step.stats["planshape/alpha"] == pytest.approx(run_shaper(BLOCK).alpha(global_steps - 1))
     # PlanPO gives successes turn-varying credit and zero outside assistant tokens
     assert torch.all(got[torch.tensor(MASKS) == 0] == 0)
     assert len(torch.unique(got[0][torch.tensor(MASKS[0]) == 1])) == 3
@@ -88,17 +89,19 @@ def test_alpha_follows_the_step():
     alphas = []
     for global_steps in (1, 5, 11):
         SkipManager.set_step(global_steps)
-        compute_advantage(_batch(list(range(8))), adv_estimator="planpo", config=_algorithm())
-        alphas.append(planpo.last_stats["planshape/alpha"])
+        with planpo.advantage_step() as step:
+            compute_advantage(_batch(list(range(8))), adv_estimator="planpo", config=_algorithm())
+        alphas.append(step.stats["planshape/alpha"])
     assert alphas == pytest.approx([0.1, 0.08, 0.05])  # 0.1 -> 0.05 linearly over 10 completed steps
 
 
 def test_without_a_trainer_step_it_counts_calls(caplog):
     SkipManager.set_step(-1)
-    planpo._fallback.update(calls=0, warned=False)
+    planpo.fallback.calls, planpo.fallback.warned = 0, False
     for expected in (0, 1):
-        compute_advantage(_batch(list(range(8))), adv_estimator="planpo", config=_algorithm())
-        assert planpo.last_stats["planshape/alpha"] == pytest.approx(0.1 - 0.005 * expected)
+        with planpo.advantage_step() as step:
+            compute_advantage(_batch(list(range(8))), adv_estimator="planpo", config=_algorithm())
+        assert step.stats["planshape/alpha"] == pytest.approx(0.1 - 0.005 * expected)
     assert "SkipManager.step is not set" in caplog.text
 
 

@@ -22,6 +22,7 @@ from verl.trainer.ppo.v1 import trainer_base
 from verl.utils.skip.skip_manager import SkipManager
 
 from ...paper_reference import planpo_reference, runs, token_reference
+from .helpers import multi_output_rows
 
 L = 20
 BLOCK = {"total_steps": 150, "success": {"by": "threshold", "threshold": 10}}  # the paper: success iff R = 10
@@ -81,14 +82,7 @@ def test_estimator_only_equals_the_paper_token_for_token(path):
 
 def test_multi_output_sessions_equal_one_row_per_trajectory():
     """V1 multi-output: each turn its own row, keyed {uid}_{session}_{output}; the score on the final output."""
-    masks, scores, uids, keys, where = [], [], [], [], []
-    for i, lengths in enumerate(TURNS):
-        for k, n in enumerate(lengths):
-            masks.append(_row([n]))
-            scores.append(SCORES[i] if k == len(lengths) - 1 else 0.0)
-            uids.append(UIDS[i])
-            keys.append(f"{UIDS[i]}_{i}_{k}")
-            where.append((i, k))
+    masks, scores, uids, keys, where = multi_output_rows(TURNS, SCORES, UIDS, _row)
     order = np.random.default_rng(0).permutation(len(masks)).tolist()  # _balance_batch shuffles outputs too
     data = _data([masks[j] for j in order], [scores[j] for j in order], [uids[j] for j in order])
     out = trainer_base.compute_advantage_for_multi_trajectories(data, batch_keys=[keys[j] for j in order],

@@ -111,8 +111,9 @@ def test_planpo_through_the_legacy_trainers_compute_advantage_is_the_paper(monke
 
         monkeypatch.setattr(SkipManager, "step", completed + 1)  # the trainer's global_steps
     else:  # no step reaches an estimator before 0.9: it counts its own calls
-        monkeypatch.setitem(planpo._fallback, "calls", completed)
-    out = compute_advantage(data, adv_estimator="planpo", config=algorithm, num_repeat=4)
+        monkeypatch.setattr(planpo.fallback, "calls", completed)
+    with planpo.advantage_step() as step:
+        out = compute_advantage(data, adv_estimator="planpo", config=algorithm, num_repeat=4)
     alpha = 0.1 - 0.05 * completed / 150
     lengths = [lengths for _, lengths in ROLLOUTS]
     scores = [score for score, _ in ROLLOUTS]
@@ -123,7 +124,7 @@ def test_planpo_through_the_legacy_trainers_compute_advantage_is_the_paper(monke
         assert [end - start for start, end in runs(masks[i])] == lengths[i]
         torch.testing.assert_close(row, torch.tensor(expected[i], dtype=row.dtype), rtol=1e-5, atol=1e-6)
     assert torch.equal(out.batch["returns"], got)
-    assert planpo.last_stats["planshape/alpha"] == pytest.approx(alpha)
+    assert step.stats["planshape/alpha"] == pytest.approx(alpha)
 
 
 def test_the_planshape_metrics_reach_the_log_verl_writes(tokenizer, sample_rows, tmp_path):

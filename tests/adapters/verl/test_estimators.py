@@ -26,7 +26,7 @@ from verl.trainer.ppo.reward import load_reward_manager
 from verl.trainer.ppo.v1 import trainer_base
 
 from ...paper_reference import gigpo_reference, rloo_reference, runs, token_reference
-from .helpers import response_ids, tool_call
+from .helpers import multi_output_rows, response_ids, tool_call
 from .test_trainer_success_flag import ESTIMATOR_ONLY, STEP, _advantages, _put, _score, _trainer, prompt, step
 
 __all__ = ["prompt", "step"]  # fixtures of test_trainer_success_flag.py, used here
@@ -200,14 +200,7 @@ def test_rloo_equals_its_equation_and_verls_own_rloo(path):
 
 
 def test_rloo_counts_a_multi_output_session_once():
-    masks, scores, uids, keys, where = [], [], [], [], []
-    for i, lengths in enumerate(TURNS):
-        for k, n in enumerate(lengths):
-            masks.append(_row([n]))
-            scores.append(SCORES[i] if k == len(lengths) - 1 else 0.0)
-            uids.append(UIDS[i])
-            keys.append(f"{UIDS[i]}_{i}_{k}")
-            where.append((i, k))
+    masks, scores, uids, keys, where = multi_output_rows(TURNS, SCORES, UIDS, _row)
     order = np.random.default_rng(1).permutation(len(masks)).tolist()
     data = _legacy_data([masks[j] for j in order], [scores[j] for j in order], [uids[j] for j in order])
     out = trainer_base.compute_advantage_for_multi_trajectories(data, batch_keys=[keys[j] for j in order],

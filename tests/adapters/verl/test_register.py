@@ -17,6 +17,15 @@ from planshape.adapters.verl import check_version
 from planshape.adapters.verl.support import ENTRY_POINT, SUPPORT, V1
 from planshape.shaping.facade import UnsupportedRelease
 
+REGISTERED = ("import verl\n"
+              "from verl.trainer.ppo.core_algos import get_adv_estimator_fn\n"
+              "from verl.experimental.reward_loop.reward_manager import get_reward_manager_cls\n"
+              "from verl.trainer.ppo.v1 import get_trainer_cls\n"
+              "print(get_adv_estimator_fn('planpo').__module__, get_reward_manager_cls('planshape').__name__,\n"
+              "      get_trainer_cls('planshape').__name__)\n")
+"""What a fresh process finds registered once it imported verl (0.9: the estimator, the manager, the trainer)."""
+PLANSHAPE_REGISTERED = ["planshape.adapters.verl.advantages", "PlanshapeRewardManager", "PlanshapeTrainer"]
+
 
 def _fresh(code: str, **env: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
@@ -26,17 +35,11 @@ def _fresh(code: str, **env: str) -> subprocess.CompletedProcess:
 def test_import_verl_alone_registers_planshape_in_a_fresh_process():
     if not SUPPORT.has(ENTRY_POINT):
         pytest.skip(SUPPORT.gate(ENTRY_POINT))  # test_contract.py registers through VERL_USE_EXTERNAL_MODULES there
-    code = ("import verl\n"
-            "from verl.trainer.ppo.core_algos import get_adv_estimator_fn\n"
-            "from verl.experimental.reward_loop.reward_manager import get_reward_manager_cls\n"
-            "from verl.trainer.ppo.v1 import get_trainer_cls\n"
-            "print(get_adv_estimator_fn('planpo').__module__, get_reward_manager_cls('planshape').__name__,\n"
-            "      get_trainer_cls('planshape').__name__)\n")
-    done = _fresh(code)
+    done = _fresh(REGISTERED)
     assert done.returncode == 0, done.stderr[-2000:]
-    assert done.stdout.split() == ["planshape.adapters.verl.advantages", "PlanshapeRewardManager", "PlanshapeTrainer"]
+    assert done.stdout.split() == PLANSHAPE_REGISTERED
     # and VERL's own switch turns it off: then the estimator is unknown, which `planshape verl check` reports
-    off = _fresh(code, VERL_USE_EXTERNAL_PLUGINS="none")
+    off = _fresh(REGISTERED, VERL_USE_EXTERNAL_PLUGINS="none")
     assert off.returncode != 0 and "Unknown advantage estimator" in off.stderr
 
 
@@ -80,16 +83,9 @@ def test_registration_does_not_depend_on_import_order(first):
         pytest.skip(SUPPORT.gate(V1))
     """Importing the reward module before anything imported verl used to leave both names unregistered (a
     circular import, logged and swallowed by VERL's plugin loader). Each order, in a fresh process."""
-    code = (f"import {first}\n"
-            "import verl\n"
-            "from verl.trainer.ppo.core_algos import get_adv_estimator_fn\n"
-            "from verl.experimental.reward_loop.reward_manager import get_reward_manager_cls\n"
-            "from verl.trainer.ppo.v1.trainer_base import get_trainer_cls\n"
-            "print(get_adv_estimator_fn('planpo').__module__, get_reward_manager_cls('planshape').__name__,\n"
-            "      get_trainer_cls('planshape').__name__)\n")
-    done = _fresh(code)
+    done = _fresh(f"import {first}\n" + REGISTERED)
     assert done.returncode == 0, done.stderr[-2000:]
-    assert done.stdout.split() == ["planshape.adapters.verl.advantages", "PlanshapeRewardManager", "PlanshapeTrainer"]
+    assert done.stdout.split() == PLANSHAPE_REGISTERED
     # VERL itself warns about optional engines it cannot import (torchtitan, megatron, ...): not ours to judge
     for sign in ("ImportError", "partially initialized", "Traceback", "could not register"):
         assert sign not in done.stderr, done.stderr[-2000:]

@@ -11,12 +11,10 @@ from .conftest import require_verl
 require_verl()
 
 import json
-import os
-import secrets
 
 from verl.trainer.ppo.reward import load_reward_manager
 
-from tests.serve.server import Server
+from tests.serve.server import Server, with_token
 
 from .helpers import reward_row, verl_config
 from .test_reward import STAGE1, _transcript
@@ -26,12 +24,8 @@ CONFIG = {"database": "sample", "estimator": "grpo", "schedule": "curriculum-8b"
 
 @pytest.fixture(scope="module")
 def served(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("served")
-    token = folder / "token"
-    token.write_text(secrets.token_urlsafe(24))
-    os.chmod(token, 0o600)
-    srv = Server(CONFIG, folder, "--workers", "1", "--token-file", str(token), "--step", "0")
-    yield srv, str(token)
+    srv, token = with_token(CONFIG, tmp_path_factory.mktemp("served"), "--step", "0")
+    yield srv, token
     srv.stop()
 
 

@@ -19,7 +19,6 @@ import json
 import os
 
 import numpy as np
-from planshape.adapters.verl import advantages as planpo
 from planshape.adapters.verl.config import run_shaper
 from planshape.adapters.verl.trainer import PlanshapeTrainer
 from verl.experimental.agent_loop.agent_loop import AgentLoopOutput
@@ -124,7 +123,6 @@ def test_every_planshape_metric_reaches_the_tracker_at_its_step(transfer_queue, 
         assert data["planshape/turns_mean"] == 2.0  # two assistant turns per transcript
         assert data["planshape/failure/commonsense:is_valid_restaurants"] == pytest.approx(1 / 8)
     assert lines[0]["data"]["planshape/alpha"] > lines[1]["data"]["planshape/alpha"]  # α decays step by step
-    assert planpo.last_stats  # the estimator really ran in this process
 
 
 @pytest.mark.parametrize("groups", GROUP_CHOICES, ids="+".join)

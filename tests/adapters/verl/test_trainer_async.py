@@ -38,7 +38,7 @@ from verl.utils.tracking import Tracking
 
 from ...paper_reference import planpo_reference, runs, token_reference
 from ..metric_keys import expected_keys, planshape_keys
-from .helpers import response_ids, reward_row, tool_call, verl_config
+from .helpers import queued, response_ids, reward_row, tool_call, verl_config
 
 SCHEDULE = "{name:switch,stages:[{start:0,weights:stage1},{start:1,weights:stage3}]}"
 BASE = ["algorithm.adv_estimator=planpo", "reward.reward_manager.name=planshape", "+algorithm.planpo.database=sample",
@@ -182,9 +182,6 @@ def test_rows_without_the_rewards_verdict_are_named(mode, transfer_queue, tokeni
     rows = _rows(trainer, tokenizer, sample_rows, "easy-3day", 1)
     for row in rows:
         row["output"].extra_fields["reward_extra_info"] = {"score": row["score"]}
-    batch = _put(transfer_queue, rows)
-    try:
-        with pytest.raises(ValueError, match=rf"success.by=pass in {mode} \(the rows' 'acc'\): row '.*' has no 'acc'"):
-            trainer._compute_advantage(batch, {})
-    finally:
-        transfer_queue.kv_clear(keys=batch.keys, partition_id=batch.partition_id)
+    with queued(transfer_queue, _put(transfer_queue, rows)) as batch, \
+            pytest.raises(ValueError, match=rf"success.by=pass in {mode} \(the rows' 'acc'\): row '.*' has no 'acc'"):
+        trainer._compute_advantage(batch, {})

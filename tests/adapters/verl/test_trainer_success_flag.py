@@ -30,7 +30,7 @@ from verl.utils.skip.skip_manager import SkipManager
 from verl.utils.tensordict_utils import list_of_dict_to_tensordict
 
 from ...paper_reference import planpo_reference, runs, token_reference
-from .helpers import response_ids, reward_row, verl_config
+from .helpers import queued, response_ids, reward_row, verl_config
 
 TASK_REWARD = Path(__file__).with_name("task_reward.py")
 ESTIMATOR_ONLY = ["algorithm.adv_estimator=planpo", "reward.reward_manager.name=naive",
@@ -183,12 +183,9 @@ def test_flags_reach_planpo_one_row_per_turn(transfer_queue, tokenizer, prompt, 
 def test_a_missing_or_non_binary_flag_names_the_field(transfer_queue, tokenizer, prompt, step, flag, match):
     trainer = _trainer([*PLANSHAPE, "+algorithm.planpo.success.by=flag", f"+algorithm.planpo.success.flag={flag}"])
     rows, _ = _trajectory_rows(load_reward_manager(trainer.config, tokenizer), tokenizer, prompt)
-    batch = _put(transfer_queue, rows)
-    try:
-        with pytest.raises(ValueError, match=f"success.flag={flag!r}: {match}"):
-            trainer._compute_advantage(batch, {})
-    finally:
-        transfer_queue.kv_clear(keys=batch.keys, partition_id=batch.partition_id)
+    with queued(transfer_queue, _put(transfer_queue, rows)) as batch, \
+            pytest.raises(ValueError, match=f"success.flag={flag!r}: {match}"):
+        trainer._compute_advantage(batch, {})
 
 
 def test_without_the_planshape_trainer_by_flag_is_refused(transfer_queue, tokenizer, prompt, step):
@@ -198,9 +195,6 @@ def test_without_the_planshape_trainer_by_flag_is_refused(transfer_queue, tokeni
     assert not any(refusal in e for e in check_launch([*PLANSHAPE, *FLAG]).errors)  # (data files not checked here)
     trainer = get_trainer_cls("sync")(config=verl_config(sync))  # VERL's own sync trainer
     rows, _ = _trajectory_rows(load_reward_manager(trainer.config, tokenizer), tokenizer, prompt)
-    batch = _put(transfer_queue, rows)
-    try:
-        with pytest.raises(ConfigError, match="select it, or use .*success.by=threshold"):
-            trainer._compute_advantage(batch, {})
-    finally:
-        transfer_queue.kv_clear(keys=batch.keys, partition_id=batch.partition_id)
+    with queued(transfer_queue, _put(transfer_queue, rows)) as batch, \
+            pytest.raises(ConfigError, match="select it, or use .*success.by=threshold"):
+        trainer._compute_advantage(batch, {})

@@ -70,10 +70,11 @@ def _estimator_alpha(algorithm, global_steps: int) -> float:
     before = SkipManager.step
     SkipManager.set_step(global_steps)
     try:
-        compute_advantage(data, adv_estimator="planpo", config=algorithm)
+        with planpo.advantage_step() as step:
+            compute_advantage(data, adv_estimator="planpo", config=algorithm)
     finally:
         SkipManager.set_step(before)
-    return planpo.last_stats["planshape/alpha"]
+    return step.stats["planshape/alpha"]
 
 
 def test_total_steps_is_derived_from_the_dataloader(run_files):

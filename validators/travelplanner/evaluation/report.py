@@ -10,7 +10,7 @@ from rich.markup import escape
 from rich.progress import track
 from rich.table import Table
 
-from ..checks.modes import get_mode
+from ..checks.modes import Mode, get_mode
 from ..checks.registry import COMMONSENSE, HARD, Check
 from ..checks.verdicts import PlanResult, check_plan
 from ..query import Query
@@ -25,7 +25,7 @@ def evaluate_all(
     submitted: Sequence[Submitted],
     queries: Sequence[Query],
     store: SandboxStore,
-    mode: str = "official",
+    mode: str | Mode = "official",
     split: str | None = None,
     progress: bool = True,
     checks: tuple[Sequence[Check], Sequence[Check]] = (COMMONSENSE, HARD),
@@ -35,12 +35,13 @@ def evaluate_all(
     theirs, so that a submission is judged as the reward judges it)."""
     if len(submitted) != len(queries):
         raise ValueError(f"{len(submitted)} plans but {len(queries)} queries; the files must pair line by line")
-    mode_name = get_mode(mode).name
+    resolved = get_mode(mode)  # a Mode keeps strict's conventions (``get_mode(name, conventions)``)
+    mode_name = resolved.name
     items = list(zip(submitted, queries, strict=True))
     results: list[PlanResult] = []
     steps = track(items, description=f"checking ({mode_name})", transient=True) if progress else items
     for sub, query in steps:
-        result = check_plan(sub.plan, query, store, mode_name, *checks)
+        result = check_plan(sub.plan, query, store, resolved, *checks)
         if sub.note and (not result.delivered or not result.note):  # why it was not delivered beats "no plan"
             result.note = sub.note
         results.append(result)
