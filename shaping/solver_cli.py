@@ -99,8 +99,9 @@ def _solve(args: argparse.Namespace) -> int:
             bar.update(task, advance=1, description=_count(lines))
     _write_jsonl(args.output, lines)
     console.print(summary_table(f"planshape solve ({len(lines)} queries)", lines))
-    console.print(f"solutions written to {args.output} (`planshape evaluate {args.output} --queries {args.queries} "
-                  f"--mode strict` scores them)", soft_wrap=True)
+    database = "" if args.database is None else f" --database {args.database}"  # the line must score what was solved
+    console.print(f"solutions written to {args.output} (`planshape evaluate {args.output} --queries {args.queries}"
+                  f"{database} --mode strict` scores them)", soft_wrap=True)
     if args.sft:
         _report_sft(console, args.sft, *write_sft(args.sft, [r for r, _ in rows], [line["answer"] for line in lines],
                                                   store, args.max_chars))

@@ -135,6 +135,27 @@ def test_cli_solve_writes_an_evaluable_file(tmp_path):
     assert json.loads(report.read_text())["metrics"]["rates"]["final_pass_rate"] == 1.0
 
 
+def test_cli_solve_prints_an_evaluate_line_that_scores_what_it_solved(tmp_path, capsys):
+    """The line solve prints names the database it solved on: without it, evaluate would score the witnesses
+    against the bundled sample world."""
+    import re
+    import shlex
+
+    from planshape.shaping.cli import main
+    from planshape.validators.travelplanner import sample
+
+    out = tmp_path / "solutions.jsonl"
+    assert main(["solve", str(sample.sample_queries()), "--database", str(sample.sample_database()), "-o", str(out),
+                 "--no-progress"]) == 0
+    line = re.search(r"`planshape evaluate ([^`]*)`", " ".join(capsys.readouterr().out.split()))
+    assert line is not None and "--database" in line[1], line
+    report = tmp_path / "report.json"
+    assert main(["evaluate", *shlex.split(line[1]), "--json", str(report), "--no-progress"]) == 0
+    import json
+
+    assert json.loads(report.read_text())["metrics"]["rates"]["final_pass_rate"] == 1.0
+
+
 def test_cli_refuses_without_a_path(tmp_path, capsys):
     from planshape.shaping.cli import main
 
