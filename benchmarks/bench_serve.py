@@ -45,16 +45,21 @@ SHARED = ROOT.parent / "shared" / "travelplanner"
 
 
 def cpu_seconds(pids: list[int]) -> float:
-    """User + system CPU time of live processes (from /proc; clock ticks)."""
-    ticks = os.sysconf("SC_CLK_TCK")
+    """CPU time of live processes, every thread: the scheduler's run time in nanoseconds (``/proc/PID/task/TID/
+    schedstat``, what ``time.process_time`` reads for this process), not ``/proc/PID/stat``'s 10 ms ticks, which
+    over a run of 450 samples are 0.02 ms a sample apart."""
     total = 0
     for pid in pids:
         try:
-            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            tasks = list(Path(f"/proc/{pid}/task").iterdir())
         except OSError:
             continue
-        total += int(fields[11]) + int(fields[12])
-    return total / ticks
+        for task in tasks:
+            try:
+                total += int((task / "schedstat").read_text().split()[0])
+            except (OSError, IndexError, ValueError):
+                continue
+    return total / 1e9
 
 
 def descendants(pid: int) -> list[int]:

@@ -164,6 +164,8 @@ def run_with_budget(fn: Callable[..., Any], args: Sequence[Any], seconds: float 
         if not finished:
             elapsed = time.perf_counter() - start
             return Failed(TIMEOUT, f"scoring stopped after {elapsed:.3g} s (budget {seconds:g} s)", elapsed)
+    elif seconds is None:  # no budget of its own: an enclosing budget's ``Overrun`` goes on to that budget
+        result = fn(*args)
     else:
         try:
             with time_limit(seconds):

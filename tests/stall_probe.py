@@ -1,6 +1,6 @@
-"""A plugin whose check sleeps, spins or kills its process (by a word in the query text), installed as a
-real entry-point distribution in a temporary folder, and a scorer factory for the pool's workers. Shared by the
-core suite and every adapter suite (each scores through its trainer's own path with it)."""
+"""A plugin whose check sleeps, hangs past signals, spins or kills its process (by a word in the query text),
+installed as a real entry-point distribution in a temporary folder, and a scorer factory for the pool's workers.
+Shared by the core suite and every adapter suite (each scores through its trainer's own path with it)."""
 
 from __future__ import annotations
 
@@ -17,6 +17,9 @@ from planshape.validators.travelplanner.checks.registry import Check
 
 def _probe(trip):
     text = trip.query.query or ""
+    if "HANG" in text:  # stuck where no signal reaches it (as in one long C call): only a kill stops it
+        signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGALRM})
+        time.sleep(60)
     if "SLEEP" in text:
         time.sleep(60)
     if "SPIN" in text:

@@ -47,6 +47,11 @@ class SampleLog:
         self._step = step
         self._held.extend(scores)
 
+    def scores_each(self, scored: Sequence[tuple[int, SampleScore]]) -> None:
+        """Samples scored one by one, each with its own step, written as ``scores`` writes each (``hold=False``)
+        but in one write: a run of samples a reward server's scoring process scored in one job."""
+        self.log.write_now([row for step, score in scored for row in _score_rows(step, [score])])
+
     def advantages(self, step: int, groups: list[Any], reward: np.ndarray, success: np.ndarray, turns: np.ndarray,
                    lengths: np.ndarray, a_e: np.ndarray, a_s: np.ndarray) -> None:
         held = self._held if self._step == step else []

@@ -141,7 +141,7 @@ def run_front(sock: socket.socket, spec: FrontSpec, index: int, fronts: int, wor
 
     async def build() -> Service:
         pool = AsyncPool(functools.partial(worker_factory, spec.worker_settings, spec.max_turns,
-                                           spec.limits.max_samples), workers, spec.budget_s)
+                                           spec.limits.max_samples, spec.budget_s), workers, spec.budget_s)
         try:
             await pool.start()
         except PoolError as exc:  # the config's scorer cannot be built: a start-up error, said with its reason

@@ -8,8 +8,14 @@ starts it: for a job handed in advance, when the result before it comes back. On
 ``PREFETCH_BYTES`` is handed in advance: the pipe holds it whole, so the loop never blocks writing to a worker
 that is itself writing a long result (a larger job waits for an idle worker, which is reading).
 
+A job may score a run of samples one after another (a batch's share of one worker, so that a worker goes from one
+sample to the next without a round trip to the front): the worker writes when each sample starts to a clock it
+shares with the pool (``Clocked``), and the budget holds for each sample from its own start, with ``RUN_GRACE_TICKS``
+ticks more so that the worker's own budget, which stops a sample's Python code and goes on with the run, acts
+first; the pool's kill is for a sample stuck where no signal reaches it.
+
 The guarantees are the facade's pool's (``scoring_pool``), kept without a thread between the loop and the pipes:
-past the budget a worker is killed and its job fails ``timeout`` (one watchdog timer checks every busy worker's
+past its budget a worker is killed and its job fails ``timeout`` (one watchdog timer checks every busy worker's
 job a few times a second, rather than a timer per job); a worker that dies fails only the job it was
 running (``crash``, with the signal) and is replaced; a job handed in advance that it had not started goes back
 to the head of the queue, as does one handed to a worker found dead while idle; every job gets exactly one
@@ -49,6 +55,25 @@ def encode_job(*job: Any) -> bytes:
     return pickle.dumps((0, job), pickle.HIGHEST_PROTOCOL)
 
 
+RUN_GRACE_TICKS = 2
+"""Ticks a sample of a run has past the budget before the pool stops its process (its worker stops it first)."""
+
+
+class Clocked:
+    """A worker's job handler built by ``factory``, given the clock it shares with the pool: a handler with a
+    ``sample_clock`` attribute writes ``time.monotonic()`` there as each sample of a run starts (picklable, so it
+    travels to the process as its factory)."""
+
+    def __init__(self, factory: Callable[[], Callable[..., Any]], clock: Any):
+        self.factory, self.clock = factory, clock
+
+    def __call__(self) -> Callable[..., Any]:
+        handler = self.factory()
+        if hasattr(handler, "sample_clock"):
+            handler.sample_clock = self.clock
+        return handler
+
+
 class _Held:
     """A job handed to a worker: the job as sent, its future, and when the worker started it (0: not yet)."""
 
@@ -86,6 +111,7 @@ class AsyncPool:
         self._workers: list[WorkerProcess] = []
         self._held: dict[WorkerProcess, deque[_Held]] = {}
         self._queue: deque[tuple[bytes, asyncio.Future]] = deque()
+        self._clocks: dict[WorkerProcess, Any] = {}
         self._failed_starts = 0
         self._started: asyncio.Future | None = None
         self._watchdog: asyncio.TimerHandle | None = None
@@ -147,7 +173,9 @@ class AsyncPool:
     # --- the loop's side ----------------------------------------------------------------------------------
 
     def _spawn(self) -> WorkerProcess:
-        worker = WorkerProcess(self._context, self.factory)
+        clock = self._context.RawValue("d", 0.0)
+        worker = WorkerProcess(self._context, Clocked(self.factory, clock))
+        self._clocks[worker] = clock
         self._workers.append(worker)
         self._held[worker] = deque()
         assert self._loop is not None
@@ -162,6 +190,7 @@ class AsyncPool:
         if worker in self._workers:
             self._workers.remove(worker)
         self._held.pop(worker, None)
+        self._clocks.pop(worker, None)
         worker.stop(kill=kill)
 
     def _dispatch(self) -> None:
@@ -194,12 +223,19 @@ class AsyncPool:
                     held[0].start = time.monotonic()
 
     def _watch(self) -> None:
-        """Every ``tick_s``: stop each job past its budget."""
+        """Every ``tick_s``: stop each job past its budget (a run's sample past it and the grace)."""
         assert self._loop is not None and self.budget_s is not None
         now = time.monotonic()
         for worker, jobs in list(self._held.items()):
-            if jobs and jobs[0].start and now - jobs[0].start >= self.budget_s:
-                self._expire(worker, jobs[0])
+            if not jobs or not jobs[0].start:
+                continue
+            if now - jobs[0].start < self.budget_s:
+                continue
+            sample = self._clocks[worker].value  # when its run's current sample started (0: not a run)
+            if sample <= jobs[0].start:
+                self._expire(worker, jobs[0], now - jobs[0].start)
+            elif now - sample >= self.budget_s + RUN_GRACE_TICKS * self.tick_s:
+                self._expire(worker, jobs[0], now - sample)
         if not self._closed:
             self._watchdog = self._loop.call_later(self.tick_s, self._watch)
 
@@ -263,10 +299,9 @@ class AsyncPool:
                 return
         self._replace(worker)
 
-    def _expire(self, worker: WorkerProcess, held: _Held) -> None:
+    def _expire(self, worker: WorkerProcess, held: _Held, took: float) -> None:
         jobs = self._held[worker]
         jobs.popleft()
-        took = held.took()
         held.settle(Failed(TIMEOUT, f"scoring stopped after {took:.3g} s (budget {self.budget_s:g} s)", took))
         self._replace(worker)
 

@@ -43,9 +43,10 @@ def _deployment_class() -> Any:
 
             shaper = serve_shaper(config, workers)
             inline = workers == 0
+            budget_s = None if inline else shaper.config.sample_budget_s
             factory = functools.partial(worker_factory, worker_settings(shaper, inline), max_turns,
-                                        limits.max_samples)
-            pool = InlinePool(factory) if inline else AsyncPool(factory, workers, shaper.config.sample_budget_s)
+                                        limits.max_samples, budget_s)
+            pool = InlinePool(factory) if inline else AsyncPool(factory, workers, budget_s)
             self.service = Service(shaper, pool, guard, limits, step)
             self._started: asyncio.Task | None = None
 

@@ -21,9 +21,9 @@ the size limit (413), then the format (400), then scoring, which cannot fail a r
 
 The front does as little as it can per sample: it reads HTTP and hands the body, as it came, to a scoring process
 (``worker``), which reads it, scores it and writes the reply; only a batch of several OpenRLHF samples comes back
-to the front split, to be spread over the workers. The front decodes JSON only for the NeMo Gym session routes
-and for the reply of a sample whose scoring process died or ran past its budget. No line is logged per request
-unless asked (``log_requests``).
+to the front split, to be spread over the workers in runs, one a worker. The front decodes JSON only for the NeMo
+Gym session routes and for the reply of a sample whose scoring process died or ran past its budget. No line is
+logged per request unless asked (``log_requests``).
 
 The step of a request: its ``step`` field (OpenRLHF and slime bodies; planshape's VERL and TRL clients send
 it), else the ``X-Planshape-Step`` header, else the server's ``--step``.
@@ -173,7 +173,7 @@ class Service:
 
     async def _openrlhf(self, body: bytes, header_step: int | None) -> Reply:
         """OpenRLHF's batch: a worker reads it and answers a batch of one (what 0.11 sends) whole; a larger one
-        comes back split, and its samples go to every worker."""
+        comes back split, and its samples go to every worker, a run each (``_score_runs``)."""
         step = self._step(header_step)
         result = await self.pool.run("openrlhf", body, step)
         if isinstance(result, Failed):  # the scoring process died or ran past its budget with the request
@@ -184,8 +184,21 @@ class Service:
             self.metrics.scored("openrlhf", result[1])
             return Reply(200, result[2])
         samples = result[1]
-        results = await asyncio.gather(*[self.pool.submit_encoded(sample[0]) for sample in samples])
+        results = await self._score_runs(samples)
         return self._openrlhf_reply([self._row(r, s[1], s[2]) for r, s in zip(results, samples, strict=True)])
+
+    async def _score_runs(self, samples: list[tuple[Any, Any, int]]) -> list[Any]:
+        """Each sample's result (a ``sample`` job's): the samples in as many runs as there are workers, each run a
+        ``samples`` job, so a worker goes from one sample to the next without a round trip to the front. A run
+        whose process died, or was stopped with a sample stuck past its budget, is scored again one sample a job,
+        so that only the sample that killed or stalled it fails, as it would alone."""
+        size = -(-len(samples) // max(1, self.pool.size))
+        runs = [samples[i:i + size] for i in range(0, len(samples), size)]
+        results = await asyncio.gather(*[self.pool.submit("samples", run) for run in runs])
+        again = [run for run, result in zip(runs, results, strict=True) if isinstance(result, Failed)]
+        alone = iter(await asyncio.gather(*[self.pool.submit("sample", *sample) for run in again for sample in run]))
+        return [row for run, result in zip(runs, results, strict=True)
+                for row in ([next(alone) for _ in run] if isinstance(result, Failed) else result[1])]
 
     async def _openrlhf_here(self, body: bytes, step: int, failed: Failed) -> Reply:
         """The body read here after its scoring process failed with it: a batch of one sample was that sample's

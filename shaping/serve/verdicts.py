@@ -10,7 +10,7 @@ sample whose scoring process died, ran past its budget or failed (``crash``, ``t
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -36,6 +36,11 @@ class ServedLog:
     def write(self, step: int, score: SampleScore) -> None:
         if self._log is not None:
             self._log.scores(step, [score])
+
+    def write_all(self, scored: Sequence[tuple[int, SampleScore]]) -> None:
+        """The records of a run of samples (``(step, score)`` each), as ``write`` makes them, in one write."""
+        if self._log is not None and scored:
+            self._log.scores_each(scored)
 
     def close(self) -> None:
         if self._log is not None:

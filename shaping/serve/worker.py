@@ -8,17 +8,25 @@ plain tuple and so is its result, so little crosses the process boundary:
 ==================================  ==========================================================================
 ``("openrlhf", body, step)``        OpenRLHF's request body -> ``("reply", failures, JSON bytes)`` for a batch of
                                     0 or 1 sample (what OpenRLHF 0.11 sends), ``("split", samples)`` for more
-                                    (``(job, label, step)`` each: its ``sample`` job encoded for the pipe, which
-                                    the front forwards to one of its workers unread), or ``("bad", status,
-                                    message)``
-``("sample", text, label, step)``   one sample of a split batch -> ``("scored", failure, reward, success,
-                                    values)`` (``values``: every ``metric_names`` value, in order)
+                                    (``(text, label, step)`` each, which the front hands to its workers in
+                                    runs), or ``("bad", status, message)``
+``("samples", samples)``            a run of a split batch's samples, scored one after another, each within the
+                                    budget -> ``("rows", rows)``, one ``("scored", ...)`` row each, their
+                                    verdict records written in one write once all are scored
+``("sample", text, label, step)``   one sample -> ``("scored", failure, reward, success, values)``
+                                    (``values``: every ``metric_names`` value, in order)
 ``("slime", body, step)``           slime's request body -> ``("reply", failures, JSON bytes)`` or ``("bad", ...)``
 ``("verify", body, step)``          NeMo Gym's verify body -> the same
 ``("tool", name, body)``            a NeMo Gym tool call (JSON arguments) -> ``("text", answer)``
 ==================================  ==========================================================================
 
-A request body crosses to the worker as the bytes that arrived: the front decodes no JSON. ``step`` in a body
+A request body crosses to the worker as the bytes that arrived: the front decodes no JSON. A run of samples
+(``samples``) spares each sample a round trip to the front: each sample has its own budget here
+(``budget_s``, the pool's: a sample past it scores ``timeout`` as in process, and the run goes on), and its start
+goes to the clock the pool reads (``sample_clock``), so the pool stops the process only when a sample is stuck
+past its budget where no signal reaches it (in one C call); then the front scores each sample of that run on its
+own, as a ``sample`` job, so only the stuck one fails. A run's verdict records are written when the whole run is
+scored, so a run scored again after a kill is logged once. ``step`` in a body
 job is the request's step when the header or server gives one (a body's own ``step`` field wins). The facade's
 own answers, so the scores are the in-process facade's by construction, and every sample reaches the verdict log
 (``log_dir``), the unscored ones (a label that is not a query, a transcript past the turn cap) included.
@@ -26,13 +34,14 @@ own answers, so the scores are the in-process facade's by construction, and ever
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from typing import Any
 
+from ..budget import Failed, run_with_budget
 from ..components import ERROR, NO_ANSWER
 from ..facade import SampleScore, Shaper, ShapingConfig, read_query
 from .codec import dumps, parse_json
-from .pool import encode_job
 from .verdicts import ServedLog, without_log
 from .wire import BadRequest, nemo_reply, openrlhf_reply, read_nemo, read_openrlhf, read_slime, score_fields
 
@@ -41,19 +50,23 @@ Job = tuple[Any, ...]
 
 class Worker:
     """One scoring process's job handler over its own ``Shaper`` (``settings``: the server's planshape config,
-    with this process's workers and budget: 0 and none in a pool, whose parent enforces the budget)."""
+    with this process's workers and budget: 0 and none in a pool, whose parent enforces the budget;
+    ``budget_s``: the pool's budget, each sample's within a run of samples)."""
 
-    def __init__(self, settings: dict[str, Any], max_turns: int | None = None, max_samples: int = 4096):
+    def __init__(self, settings: dict[str, Any], max_turns: int | None = None, max_samples: int = 4096,
+                 budget_s: float | None = None):
         self.shaper = Shaper(ShapingConfig.model_validate(without_log(settings)))
         self.shaper.scorer.store  # noqa: B018 - open the store now: a bad database fails the pool's start
         self.log = ServedLog(settings.get("log_dir"), self.shaper)
         self.max_turns = max_turns
         self.max_samples = max_samples
+        self.budget_s = budget_s
+        self.sample_clock: Any = None  # the pool's (``pool.Clocked``): when the current sample of a run started
         self._empty_openrlhf = dumps(openrlhf_reply(self.shaper, []))
         self._tools = self.shaper.tools()
         self._handlers: dict[str, Callable[..., tuple[Any, ...]]] = {
-            "sample": self._sample, "openrlhf": self._openrlhf, "slime": self._slime, "verify": self._verify,
-            "tool": self._tool}
+            "sample": self._sample, "samples": self._samples, "openrlhf": self._openrlhf, "slime": self._slime,
+            "verify": self._verify, "tool": self._tool}
 
     def __call__(self, kind: str, *args: Any) -> tuple[Any, ...]:
         return self._handlers[kind](*args)
@@ -63,25 +76,43 @@ class Worker:
         self.log.close()
 
     def score(self, text: Any, label: Any, step: int) -> SampleScore:
-        """The facade's score of one output; a label that is not a query scores ``error`` with the reason."""
+        """The facade's score of one output, in the verdict log; a label that is not a query scores ``error``
+        with the reason."""
+        score = self._score(text, label, step)
+        self.log.write(step, score)
+        return score
+
+    def _score(self, text: Any, label: Any, step: int) -> SampleScore:
         try:
             query = read_query(label)
         except (ValueError, TypeError) as exc:
-            return self._unscored(step, ERROR, f"the label is not a TravelPlanner query: {exc}"[:300])
-        score = self.shaper.score(text, query, step)
-        self.log.write(step, score)
-        return score
+            return self.shaper.unscored(step, ERROR, f"the label is not a TravelPlanner query: {exc}"[:300])
+        return self.shaper.score(text, query, step)
 
     def _unscored(self, step: int, failure: str, reason: str, label: Any = None) -> SampleScore:
         score = self.shaper.unscored(step, failure, reason, label)
         self.log.write(step, score)
         return score
 
-    def _sample(self, text: Any, label: Any, step: int) -> tuple[Any, ...]:
-        score = self.score(text, label, step)
+    def _row(self, score: SampleScore) -> tuple[Any, ...]:
         metrics = score.metrics()
         return ("scored", score.failure, float(score.reward), bool(score.success),
                 tuple(metrics[name] for name in self.shaper.metric_names))
+
+    def _sample(self, text: Any, label: Any, step: int) -> tuple[Any, ...]:
+        return self._row(self.score(text, label, step))
+
+    def _samples(self, samples: list[tuple[Any, Any, int]]) -> tuple[Any, ...]:
+        scored = []
+        for text, label, step in samples:
+            if self.sample_clock is not None:
+                self.sample_clock.value = time.monotonic()
+            outcome = run_with_budget(self._score, (text, label, step), self.budget_s)
+            if isinstance(outcome, Failed):  # past its budget, as in process: the run goes on
+                outcome = self.shaper.unscored(step, outcome.kind, outcome.reason, label)
+            scored.append((step, outcome))
+        self.log.write_all(scored)
+        return "rows", [self._row(score) for _, score in scored]
 
     def _openrlhf(self, body: bytes, step: int) -> tuple[Any, ...]:
         try:
@@ -91,9 +122,7 @@ class Worker:
         if not samples:
             return "reply", (), self._empty_openrlhf
         if len(samples) > 1:
-            steps = [s.step if s.step is not None else step for s in samples]
-            return "split", [(encode_job("sample", s.text, s.label, at), s.label, at)
-                             for s, at in zip(samples, steps, strict=True)]
+            return "split", [(s.text, s.label, s.step if s.step is not None else step) for s in samples]
         sample = samples[0]
         score = self.score(sample.text, sample.label, sample.step if sample.step is not None else step)
         return "reply", (score.failure,), dumps(openrlhf_reply(self.shaper, [score]))
@@ -123,7 +152,8 @@ class Worker:
         return "text", self._tools.call(name, text)
 
 
-def worker_factory(settings: dict[str, Any], max_turns: int | None, max_samples: int = 4096
-                   ) -> Callable[..., tuple[Any, ...]]:
-    """A pool worker's job handler, built once in the worker process (picklable through ``functools.partial``)."""
-    return Worker(settings, max_turns, max_samples)
+def worker_factory(settings: dict[str, Any], max_turns: int | None, max_samples: int = 4096,
+                   budget_s: float | None = None) -> Callable[..., tuple[Any, ...]]:
+    """A pool worker's job handler, built once in the worker process (picklable through ``functools.partial``);
+    ``budget_s``: the pool's budget (None in process, where the facade's own applies)."""
+    return Worker(settings, max_turns, max_samples, budget_s)

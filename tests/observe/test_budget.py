@@ -44,6 +44,17 @@ def test_in_process_budget_also_stops_pure_python_spins():
     assert late is None  # no budget: never a timeout
 
 
+def test_an_enclosing_budget_stops_code_that_runs_without_one():
+    """A budget around code that itself runs ``run_with_budget`` without one (a served run of samples around the
+    facade's ``score``, whose own budget the pool leaves unset): the enclosing budget reports the overrun."""
+    def spin():
+        while True:
+            pass
+
+    result = run_with_budget(run_with_budget, (spin, (), None), 0.2)
+    assert isinstance(result, Failed) and result.kind == TIMEOUT and "budget 0.2 s" in result.reason
+
+
 def test_a_callers_own_timer_survives_the_budget():
     import signal
 

@@ -99,13 +99,16 @@ def test_workers_killed_under_load_lose_no_request(gold, shaper, tmp_path):
 
 @pytest.mark.usefixtures("stall_plugin")
 def test_samples_that_sleep_spin_or_die_cost_only_themselves(tmp_path):
-    """The stall probe plugin in the server's workers: within one request, a sleeping and a spinning sample get
-    ``timeout`` at the budget, a sample that kills its process gets ``crash``; the rest are scored. Every sample
-    reaches the verdict log once, the ones whose reply the front built included."""
+    """The stall probe plugin in the server's workers: within one request, a sleeping, a spinning and a hanging
+    sample (one no signal reaches) get ``timeout`` at the budget, a sample that kills its process gets ``crash``;
+    the rest are scored. The request's 8 samples go to the 2 workers in two runs (0-3, 4-7): in its run the sleep
+    is stopped in its worker, the hang only by a kill past the run's budget and the death kills its run, and those
+    two runs are scored again one sample a job, where the hang, the sleep, the death and the spin each cost one
+    process. Every sample reaches the verdict log once, the ones whose reply the front built included."""
     folder = tmp_path / "plugin"  # where the stall_plugin fixture installed it for this process
     rows = sample_rows()
     labels = [r["query"] for r in rows]
-    words = {1: "SLEEP", 4: "DIE", 5: "SPIN"}
+    words = {1: "SLEEP", 2: "HANG", 4: "DIE", 5: "SPIN"}
     for i, word in words.items():
         labels[i] = with_word(rows[i], word)["query"]
     config = {"database": "sample", "estimator": "grpo", "sample_budget_s": 2.0, "total_steps": 10,
@@ -120,7 +123,8 @@ def test_samples_that_sleep_spin_or_die_cost_only_themselves(tmp_path):
         took = time.monotonic() - start
         assert status == 200 and len(reply["rewards"]) == len(rows)
         logs = reply["extra_logs"]
-        assert logs["planshape/failure/timeout"][1] == logs["planshape/failure/timeout"][5] == 1.0
+        assert logs["planshape/failure/timeout"][1] == logs["planshape/failure/timeout"][2] == 1.0
+        assert logs["planshape/failure/timeout"][5] == 1.0
         assert logs["planshape/failure/crash"][4] == 1.0
         assert took < 45, took  # the budget (2 s) stopped the 60 s sleep and the endless spin
         from planshape.shaping import Shaper
@@ -131,12 +135,12 @@ def test_samples_that_sleep_spin_or_die_cost_only_themselves(tmp_path):
                 score = plain.score(row["text"], row["query"], 0)
                 assert reply["rewards"][i] == score.reward
                 expected_failures.append(score.failure or "pass")
-        expected_failures += ["timeout", "crash", "timeout"]
+        expected_failures += ["timeout", "timeout", "crash", "timeout"]
         again = post(srv.url + "/get_reward", {"query": [rows[0]["text"]], "prompts": [""],
                                                "labels": [rows[0]["query"]]})
         assert again[1]["rewards"] == [plain.score(rows[0]["text"], rows[0]["query"], 0).reward]
         expected_failures.append(expected_failures[0])
-        assert get(srv.url + "/health")[1]["worker_restarts"] == 3
+        assert get(srv.url + "/health")[1]["worker_restarts"] == 6  # run 0-3, run 4-7, then 1, 2, 4, 5 alone
     finally:
         srv.stop()
     from planshape.shaping.observe.verdict_log import read_log

@@ -162,3 +162,19 @@ def test_a_database_without_flights_is_refused(tmp_path, shared_dir):
         else:
             (tmp_path / rel).symlink_to(shared_dir / "database" / rel)
     assert main(["synth", "--n", "2", "--database", str(tmp_path), "-o", str(tmp_path / "o.jsonl")]) == 2
+
+
+def test_a_query_drawn_again_is_not_solved_again_and_used_up_trips_stop_with_a_reason(memory_database, monkeypatch):
+    """The shared flights table starts few easy trips: asking for more than it holds stops once the draws repeat
+    (here after 300 attempts with nothing new), naming the count, instead of solving repeats until the attempt cap;
+    every solve was of a query not solved before."""
+    from planshape.validators.travelplanner.synth import generate
+
+    monkeypatch.setattr(generate, "STALE", 300)
+    solved: list[tuple] = []
+    real_solve = generate._solve
+    monkeypatch.setattr(generate, "_solve", lambda fields: (solved.append(fields.key()), real_solve(fields))[1])
+    with pytest.raises(ValueError, match=r"only \d+ easy queries of 400 have a plan: the last 300 of \d+ attempts "
+                                         r"drew no easy query not tried before"):
+        synthesize(memory_database, 400, parse_mix("easy=1"), seed=0)
+    assert solved and len(solved) == len(set(solved))

@@ -29,6 +29,8 @@ from .phrasing import render
 PLACEHOLDER_BUDGET = 1e9  # the query is solved without a budget: its witness sets it
 BATCH = 32
 MAX_ATTEMPTS = 200  # per query asked for: a database where almost nothing is plannable fails with a clear error
+STALE = 2000  # attempts in a row that draw no query not tried before: the level's trips are used up (a small
+# flights table starts few: the shared one's 313 flights start 168 distinct easy trips), so it stops and says so
 
 
 @dataclass
@@ -120,15 +122,16 @@ def synthesize(store: SandboxStore, n: int, mix: dict[str, float], seed: int = 0
     _init(store, objective)
     try:
         for level_index, level in enumerate(LEVELS):
-            tally, seen = tallies[level], set()
+            tally, fresh = tallies[level], 0
             for attempt, fields, outcome in _attempts(store, level, level_index, seed, flights, wanted[level],
                                                       tally, pool, jobs):
                 tally.attempts = attempt + 1
                 if fields is None:
                     tally.no_trip += 1
-                elif fields.key() in seen:
+                elif outcome is None:  # the same query as an earlier attempt: not solved again
                     tally.duplicate += 1
-                elif outcome is not None:
+                else:
+                    fresh = attempt
                     solution, cpu = outcome
                     tally.seconds.append(solution.seconds)
                     tally.cpu_seconds.append(cpu)
@@ -137,7 +140,6 @@ def synthesize(store: SandboxStore, n: int, mix: dict[str, float], seed: int = 0
                         key = solution.code or solution.status
                         tally.infeasible[key] = tally.infeasible.get(key, 0) + 1
                     else:
-                        seen.add(fields.key())
                         tally.kept += 1
                         kept.append(Kept(record, solution.answer or [], attempt, solution.seconds, cpu))
                         if progress is not None:
@@ -147,6 +149,11 @@ def synthesize(store: SandboxStore, n: int, mix: dict[str, float], seed: int = 0
                         continue
                 if progress is not None:
                     progress(None, tallies)
+                if attempt - fresh >= STALE:
+                    raise ValueError(f"only {tally.kept} {level} queries of {wanted[level]} have a plan: the last "
+                                     f"{STALE} of {tally.attempts} attempts drew no {level} query not tried before, so "
+                                     "this database's flights start no more such trips; ask fewer (--n), another "
+                                     "--mix, or a database with a larger flights table")
             if tally.kept < wanted[level]:
                 raise ValueError(f"only {tally.kept} {level} queries of {wanted[level]} have a plan after "
                                  f"{tally.attempts} attempts: this database plans few of the trips its flights start")
@@ -162,8 +169,10 @@ def _attempts(store: SandboxStore, level: str, level_index: int, seed: int, flig
               tally: Tally, pool: Any, jobs: int
               ) -> Iterator[tuple[int, Fields | None, tuple[Solution, float] | None]]:
     """Each attempt's fields and solution, in attempt order, solved a batch at a time (in parallel with a pool; a
-    batch about as large as what is still missing, so little is solved for nothing). Which attempts are kept does
-    not depend on the batches: they are taken in attempt order."""
+    batch about as large as what is still missing, so little is solved for nothing). A query drawn before (the same
+    ``Fields.key``) is not solved again: its solution is None. Which attempts are kept does not depend on the
+    batches: they are taken in attempt order."""
+    tried: set[tuple] = set()
     first = 0
     while first < MAX_ATTEMPTS * max(wanted, 1):
         missing = wanted - tally.kept
@@ -171,10 +180,16 @@ def _attempts(store: SandboxStore, level: str, level_index: int, seed: int, flig
         batch = [(a, draw(store, level, np.random.default_rng([seed, level_index, a]), flights))
                  for a in range(first, first + size)]
         first += size
-        todo = [f for _, f in batch if f is not None]
+        new: list[bool] = []
+        todo: list[Fields] = []
+        for _, fields in batch:
+            new.append(fields is not None and fields.key() not in tried)
+            if fields is not None and new[-1]:
+                tried.add(fields.key())
+                todo.append(fields)
         solved = iter(pool.map(_solve, todo) if pool is not None else map(_solve, todo))
-        for attempt, fields in batch:
-            yield attempt, fields, (next(solved) if fields is not None else None)
+        for (attempt, fields), fresh in zip(batch, new, strict=True):
+            yield attempt, fields, (next(solved) if fresh else None)
 
 
 def _keep(store: SandboxStore, fields: Fields, solution: Solution, slack: float, seed: int, level_index: int,
