@@ -98,8 +98,9 @@ class Support:
                                      f"{self.package} {found}: pip install '{self.spec}'")
         if _line(found) in self.unchecked:
             warnings.warn(f"{self.package} {found} is inside planshape's {self.label} range, but no {_line(found)}.x "
-                          f"release was run through the adapter's contract checks; run `bash scripts/check-releases.sh "
-                          f"{self.package} {found}` from a planshape checkout, or use one of the checked lines "
+                          "release passed the adapter's contract checks (docs/releases.md); run `bash "
+                          f"scripts/check-releases.sh {self.package} {found}` from a planshape checkout, or use one "
+                          "of the checked lines "
                           f"({', '.join(self.lines())})", UncheckedRelease, stacklevel=2)
         return found
 
@@ -156,7 +157,8 @@ class Support:
                      + (f"Installed by the setup script and run through the contract subset "
                         f"(`scripts/check-releases.sh`), one release per minor line: {', '.join(self.checked)}. "
                         if self.checked else "")
-                     + (f"Inside the range but not yet run through it, so not claimed (an import warns): "
+                     + (f"Inside the range but not claimed, no release of it having passed that subset (an import "
+                        f"warns): "
                         f"{', '.join(line + '.x' for line in self.unchecked)}. " if self.unchecked else "")
                      + f"Outside {self.range}: refused at import with the range and the install line."
                      + (f" {self.out_of_range}" if self.out_of_range else ""))
