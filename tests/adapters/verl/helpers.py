@@ -3,6 +3,7 @@ built in-process (nothing from a hub), and helpers to build VERL batches and cha
 
 from __future__ import annotations
 
+import ast
 import json
 import os
 import subprocess
@@ -13,6 +14,8 @@ from typing import Any
 
 import numpy as np
 import torch
+from planshape.validators.travelplanner.plan.formats import from_upstream
+from planshape.validators.travelplanner.query import gold_plan
 
 NL = "{{ '\\n' }}"
 CHAT_TEMPLATE = (
@@ -55,6 +58,18 @@ def tool_call(name: str, arguments: dict) -> str:
 
 def answer(plan: Any) -> str:
     return "Here is the plan.\n<answer>" + json.dumps(plan) + "</answer>"
+
+
+def gold_after_flight_search(record: dict[str, Any], tools: Any,
+                             *between: tuple[str, str]) -> tuple[str, list[tuple[str, str]]]:
+    """A train record's ground truth (its query as JSON, as VERL's data step stores it) and the transcript VERL's
+    reward loop hands the reward: a real flight search over the database, ``between`` turns, then the gold plan."""
+    query = {k: record[k] for k in ("org", "dest", "days", "visiting_city_number", "date", "people_number",
+                                    "local_constraint", "budget", "query", "level")}
+    flights = {"origin": record["org"], "destination": record["dest"], "date": ast.literal_eval(record["date"])[0]}
+    turns = [("assistant", tool_call("search_flights", flights)), ("tool", tools.call("search_flights", flights)),
+             *between, ("assistant", answer(from_upstream(gold_plan(record))))]
+    return json.dumps(query, default=str), turns
 
 
 def response_ids(tokenizer, turns: list[tuple[str, str]]) -> tuple[list[int], list[int]]:

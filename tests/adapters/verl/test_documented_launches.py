@@ -19,8 +19,6 @@ from .conftest import require_verl
 
 require_verl()
 
-import ast
-import json
 import os
 import re
 import secrets
@@ -30,8 +28,6 @@ import numpy as np
 import torch
 from planshape.adapters.verl.check import check_launch, compose
 from planshape.shaping.facade import ConfigError, Shaper
-from planshape.validators.travelplanner.plan.formats import from_upstream
-from planshape.validators.travelplanner.query import gold_plan
 from verl import DataProto
 from verl.trainer.ppo.reward import load_reward_manager
 
@@ -39,7 +35,7 @@ from tests.serve.server import Server
 
 from ...docs_blocks import ROOT, blocks, shell_lines
 from .conftest import EXAMPLES
-from .helpers import answer, response_ids, reward_row, tool_call
+from .helpers import gold_after_flight_search, response_ids, reward_row
 
 DATABASE, SERVER, TOKEN = "/data/travelplanner/database", "http://cpu-node-0:8000", "/shared/planshape.token"
 FILL_IN = (DATABASE, SERVER, TOKEN)  # what the documents tell the user to replace with their own
@@ -128,14 +124,9 @@ def gold_rows(shared_dir, train_records, tokenizer):
     prompt = tokenizer.encode("<|im_start|>user\nplan<|im_end|>\n<|im_start|>assistant\n", add_special_tokens=False)
     rows = []
     for record in train_records:
-        query = {k: record[k] for k in ("org", "dest", "days", "visiting_city_number", "date", "people_number",
-                                        "local_constraint", "budget", "query", "level")}
-        flights = {"origin": record["org"], "destination": record["dest"],
-                   "date": ast.literal_eval(record["date"])[0]}
-        turns = [("assistant", tool_call("search_flights", flights)), ("tool", tools.call("search_flights", flights)),
-                 ("assistant", answer(from_upstream(gold_plan(record))))]
+        truth, turns = gold_after_flight_search(record, tools)
         ids, mask = response_ids(tokenizer, turns)
-        rows.append((prompt, ids, mask, json.dumps(query, default=str)))
+        rows.append((prompt, ids, mask, truth))
     return rows
 
 

@@ -9,14 +9,13 @@ from .conftest import require_verl
 
 require_verl()
 
-import ast
 import json
 
 from planshape.adapters.verl.config import run_shaper
 from planshape.adapters.verl.reward import compute_score, final_turn
 from verl.trainer.ppo.reward import load_reward_manager
 
-from .helpers import answer, response_ids, reward_row, tool_call, verl_config
+from .helpers import gold_after_flight_search, response_ids, reward_row, tool_call, verl_config
 
 STAGE1 = [5.0, 5.0, 2.875, 0.0, 5.0, 5.0, 0.875, 0.0]
 
@@ -120,24 +119,16 @@ def test_model_garbage_scores_zero_with_the_same_keys(naive, tokenizer, sample_r
 def test_gold_plans_in_transcripts_pass_through_the_manager(shared_dir, train_records, tokenizer):
     """The 45 gold plans, each the final turn after real tool rounds over the TravelPlanner database, scored by
     the planshape manager at a stage-2 step of the 8B curriculum (macros + pass: 3 points)."""
-    from planshape.validators.travelplanner.plan.formats import from_upstream
-    from planshape.validators.travelplanner.query import gold_plan
-
     cfg = verl_config(["reward.reward_manager.name=planshape", f"+algorithm.planpo.database={shared_dir / 'database'}",
                        "+algorithm.planpo.schedule=curriculum-8b", "+algorithm.planpo.total_steps=500"])
     manager = load_reward_manager(cfg, tokenizer)
     tools = manager.shaper.tools()
     prompt = tokenizer.encode("<|im_start|>user\nplan<|im_end|>\n<|im_start|>assistant\n", add_special_tokens=False)
     for record in train_records:
-        query = {k: record[k] for k in ("org", "dest", "days", "visiting_city_number", "date", "people_number",
-                                        "local_constraint", "budget", "query", "level")}
-        flights = {"origin": record["org"], "destination": record["dest"],
-                   "date": ast.literal_eval(record["date"])[0]}
-        turns = [("assistant", tool_call("search_flights", flights)), ("tool", tools.call("search_flights", flights)),
-                 ("assistant", tool_call("calculator", {"expression": "2 * 3"})), ("tool", "6"),
-                 ("assistant", answer(from_upstream(gold_plan(record))))]
+        truth, turns = gold_after_flight_search(record, tools, ("assistant", tool_call("calculator", {"expression":
+                                                "2 * 3"})), ("tool", "6"))
         data = reward_row(tokenizer, prompt, response_ids(tokenizer, turns)[0], {
-            "data_source": "travelplanner", "reward_model": {"ground_truth": json.dumps(query, default=str)},
+            "data_source": "travelplanner", "reward_model": {"ground_truth": truth},
             "extra_info": {}, "global_steps": 201})
         out = manager.loop.run_until_complete(manager.run_single(data))
         info = out["reward_extra_info"]
