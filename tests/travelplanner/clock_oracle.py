@@ -26,6 +26,7 @@ from planshape.validators.travelplanner.checks.conventions import CONVENTIONS
 WINDOWS, MINUTES = dict(CONVENTIONS.bounds.windows), dict(CONVENTIONS.bounds.minutes)
 BOARDING, LANDING = CONVENTIONS.bounds.boarding, CONVENTIONS.bounds.landing
 DAY_TRIP_KM = CONVENTIONS.day_trip_km
+SIGHTS_A_DAY = CONVENTIONS.sights_per_day
 EXACT = timeline.EXACT_SIGHTS
 WALK_KMH, DRIVE_START, DRIVE_PER_KM = (sight_moves.WALK_KMH, sight_moves.DRIVE_START_MINUTES,
                                        sight_moves.DRIVE_MINUTES_PER_KM)
@@ -136,6 +137,8 @@ def earliest_end(start: int, city: str, night: str, items: list[tuple[str, str, 
     for kind, there, _ in items:
         if kind == "attraction":
             per_city[there] = per_city.get(there, 0) + 1
+    if sum(per_city.values()) > SIGHTS_A_DAY:
+        return None
     if sum(per_city.values()) > exact:
         if not _within_bound(start, items, [*links.values(), *([None] if flight else [])], flight):
             return None

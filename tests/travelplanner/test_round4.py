@@ -12,8 +12,8 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from planshape.validators.travelplanner.checks import timeline, trip_timeline
-from planshape.validators.travelplanner.checks.conventions import CONVENTIONS
-from planshape.validators.travelplanner.checks.modes import STRICT
+from planshape.validators.travelplanner.checks.conventions import CONVENTIONS, Conventions
+from planshape.validators.travelplanner.checks.modes import STRICT, get_mode
 from planshape.validators.travelplanner.checks.monitor import Monitor
 from planshape.validators.travelplanner.checks.timeline import (
     Day,
@@ -74,11 +74,12 @@ def test_drive_shuttle_the_gold_plans_own_short_drive_back_and_forth_passes(trai
 def test_day_trip_shuttle_a_day_trip_made_twice_fails():
     """Thirteen sights an hour away, breakfast, lunch and dinner at home: they fit only when the day trip is made
     twice (sights before lunch and after it; one trip holds twelve); a day trip goes there and back once. (The
-    gold-built cases of the family, ``day-trip-shuttle``, fit one trip under the widened conventions.)"""
+    gold-built cases of the family, ``day-trip-shuttle``, fit one trip under the widened conventions.) The day
+    holds more sights than the sights-a-day convention allows: lifted here, the legs are what fails it."""
     meals = tuple(Item(kind, f"{kind} place, A", "A") for kind in MEALS)
     sights = tuple(Item("attraction", f"sight {n}, B", "B") for n in range(13))  # one place: no way between them
     moves = (Move("a day trip", "A", "B", 60), Move("a day trip", "B", "A", 60))
-    day = Day(3, 0, "the trip starts", "A", "A", meals + sights, moves, 2)
+    day = Day(3, 0, "the trip starts", "A", "A", meals + sights, moves, 2, Conventions(sights_per_day=13).bounds)
     assert end_of_day(day) is None and end_of_day(day._replace(legs=4)) is not None
     assert end_of_day(day._replace(items=day.items[:-1])) is not None  # twelve: one trip
     reason = conflict(day)
@@ -108,6 +109,30 @@ def test_sight_marathon_moving_between_routed_sights_is_on_the_clock(train, data
     trip = Trip(query, plan[: query.days], database, STRICT)
     day = trip_timeline._day(trip, 0, plan[0], 0, STRICT.conventions.bounds)
     assert counted_end(day) is not None and end_of_day(day) is None  # only the moving fails it
+
+
+def test_sight_marathon_more_sights_than_a_day_holds_fails_as_a_convention(train, database):
+    """Twelve sights on a stay day (45 min each and the way between them fit 07:00-22:00 by the clock): more than
+    the sights-a-day convention's 8, so strict fails the day, naming it, the count and the convention; with the
+    convention lifted the same day passes (the clock alone would pay it), and a day of 8 passes."""
+    name, query, plan = next(c for c in cases("sight-marathon", train, database) if c[0].startswith("0/"))
+    day = int(name.split("/day")[1].split("-")[0])
+    _fails_strict(query, plan, database, CITY, f"day {day} (Q19)", "its 12 attractions are more than a day holds",
+                  "at most 8, the sights-a-day convention", "[convention]")
+    lifted = get_mode("strict", Conventions(sights_per_day=12))
+    assert check_plan(plan, query, database, lifted).final_pass
+    eight = copy.deepcopy(plan)
+    eight[day - 1]["attraction"] = "".join(f"{s};" for s in plan[day - 1]["attraction"].split(";")[:8])
+    assert check_plan(eight, query, database, "strict").final_pass
+
+
+def test_a_day_past_the_sights_a_day_that_the_clock_fails_too_names_the_clock(train, database):
+    """Fifteen sights after a landing fail by the way between them as well as by the count: the clock's reason
+    (the hours, the way between them) is named, not the count, which says less."""
+    brim = "5/day1-15-sights-after-landing"
+    _, query, plan = next(c for c in cases("sight-brim", train, database) if c[0] == brim)
+    reason = check_plan(plan, query, database, "strict").commonsense[CITY].reason
+    assert "to move between them" in reason and "more than a day holds" not in reason, reason
 
 
 def test_meal_teleport_the_way_between_two_sights_is_charged_across_a_meal():
@@ -287,7 +312,7 @@ def test_the_families_in_numbers(train, memory_database):
     the gold plans' own shape (a self-driving leg of at most 4 h 10 there and back once), and the sights-to-the-brim
     cases it passes fit by the independent search (their sights are close enough)."""
     passed = {}
-    for family in ("drive-shuttle", "sight-brim", "cost-overstated", "restaurant-respelled"):
+    for family in ("drive-shuttle", "sight-brim", "sight-marathon", "cost-overstated", "restaurant-respelled"):
         found = cases(family, train, memory_database)
         passed[family] = [(name, q, p) for name, q, p in found
                           if check_plan(p, q, memory_database, "strict").final_pass]

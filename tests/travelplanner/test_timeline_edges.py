@@ -30,6 +30,7 @@ from .round4_mutations import fresh
 CITY = "is_valid_information_in_current_city"
 BOUNDS = CONVENTIONS.bounds
 WINDOWS, MINUTES = BOUNDS.windows, BOUNDS.minutes
+LIFTED = Conventions(sights_per_day=40).bounds  # the sights-a-day convention lifted
 
 
 def _paths(day: Day) -> list[int | None]:
@@ -109,16 +110,17 @@ def test_a_day_trip_of_exactly_the_reach_is_in_reach_and_beyond_it_is_not(train,
 
 
 def test_sights_that_exactly_fill_the_window_fit_and_a_minute_more_does_not():
+    """(The sights-a-day convention lifted: the window is the bound under test.)"""
     opens, closes = WINDOWS["attraction"]
     sight = MINUTES["attraction"]
     most = (closes - opens) // sight  # 20 with 07:00-22:00 and 45 minutes
     assert most * sight == closes - opens
     # counted (one place, more than the exact search takes: the count table and the bound)
-    assert _paths(Day(1, 0, "", "A", "A", _sights(most), ())) == [closes] * 3
-    assert _paths(Day(1, opens + 1, "", "A", "A", _sights(most), ())) == [None] * 3
-    assert _paths(Day(1, 0, "", "A", "A", _sights(most + 1), ())) == [None] * 3
+    assert _paths(Day(1, 0, "", "A", "A", _sights(most), (), bounds=LIFTED)) == [closes] * 3
+    assert _paths(Day(1, opens + 1, "", "A", "A", _sights(most), (), bounds=LIFTED)) == [None] * 3
+    assert _paths(Day(1, 0, "", "A", "A", _sights(most + 1), (), bounds=LIFTED)) == [None] * 3
     # a minute between each two: the bound fails what the count table alone would pass
-    spaced = Day(1, 0, "", "A", "A", _sights(most, step=0.00075), ())
+    spaced = Day(1, 0, "", "A", "A", _sights(most, step=0.00075), (), bounds=LIFTED)
     assert counted_end(spaced) == closes and end_of_day(spaced) is None and solve(spaced) is None
     # routed (the exact search): six sights fill the last 4 h 30 of the window exactly
     start = closes - EXACT_SIGHTS * sight

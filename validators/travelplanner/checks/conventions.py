@@ -44,11 +44,13 @@ class Bounds:
     """The conventions as the timeline reads them: plain integers, hashed once (the timeline's caches key on
     them for every day they solve)."""
 
-    __slots__ = ("windows", "minutes", "boarding", "landing", "_key", "_hash")
+    __slots__ = ("windows", "minutes", "boarding", "landing", "sights", "_key", "_hash")
 
-    def __init__(self, windows: dict[str, tuple[int, int]], minutes: dict[str, int], boarding: int, landing: int):
+    def __init__(self, windows: dict[str, tuple[int, int]], minutes: dict[str, int], boarding: int, landing: int,
+                 sights: int = DAY):
         self.windows, self.minutes, self.boarding, self.landing = windows, minutes, boarding, landing
-        self._key = (tuple(windows[k] for k in KINDS), tuple(minutes[k] for k in KINDS), boarding, landing)
+        self.sights = sights  # the most sights a day holds
+        self._key = (tuple(windows[k] for k in KINDS), tuple(minutes[k] for k in KINDS), boarding, landing, sights)
         self._hash = hash(self._key)
 
     def __hash__(self) -> int:
@@ -59,8 +61,8 @@ class Bounds:
 
     def relaxed(self) -> Bounds:
         """The same day with every convention at its physical limit: any hour, no least time, no time at the
-        airport. A day that fits these but not the conventions fails by a convention only."""
-        return Bounds({k: (0, DAY) for k in KINDS}, dict.fromkeys(KINDS, 0), 0, 0)
+        airport, any number of sights. A day that fits these but not the conventions fails by a convention only."""
+        return Bounds({k: (0, DAY) for k in KINDS}, dict.fromkeys(KINDS, 0), 0, 0, DAY)
 
 
 class Conventions(BaseModel):
@@ -77,6 +79,7 @@ class Conventions(BaseModel):
     attraction: tuple[str, str] = ("07:00", "22:00")
     meal_minutes: int = Field(default=30, ge=0, le=DAY)
     sight_minutes: int = Field(default=45, ge=0, le=DAY)
+    sights_per_day: int = Field(default=8, ge=1, le=DAY)
     boarding_minutes: int = Field(default=20, ge=0, le=DAY)
     landing_minutes: int = Field(default=60, ge=0, le=DAY)
     day_trip_km: float = Field(default=400.0, gt=0, allow_inf_nan=False)
@@ -114,7 +117,7 @@ class Conventions(BaseModel):
     @cached_property
     def bounds(self) -> Bounds:
         minutes = {k: self.sight_minutes if k == "attraction" else self.meal_minutes for k in KINDS}
-        return Bounds(self.windows, minutes, self.boarding_minutes, self.landing_minutes)
+        return Bounds(self.windows, minutes, self.boarding_minutes, self.landing_minutes, self.sights_per_day)
 
 
 CONVENTIONS = Conventions()

@@ -363,13 +363,14 @@ MAX_SIGHTS = 40  # no day names more (a gold day names at most 4): the search st
 
 
 def too_many_sights(items: Sequence[Item], b: Bounds = CONVENTIONS.bounds) -> bool:
-    """More sights than the sights' window holds, wherever they are (so no search ever grows large)."""
+    """More sights than a day holds (the convention) or than the sights' window holds, wherever they are (so no
+    search ever grows large)."""
     return too_many(sum(1 for it in items if it.kind == "attraction"), b)
 
 
 def too_many(sights: int, b: Bounds = CONVENTIONS.bounds) -> bool:
     opens, closes = b.windows["attraction"]
-    return sights > MAX_SIGHTS or sights * b.minutes["attraction"] > closes - opens
+    return sights > MAX_SIGHTS or sights > b.sights or sights * b.minutes["attraction"] > closes - opens
 
 
 def beyond_bound(day: Day) -> str | None:
@@ -599,8 +600,12 @@ def conflict(day: Day) -> str | None:
     join those before it, and when it could start at the earliest, or the move that leaves it no time; or
     the ground moves or the moving between sights that the plan does not leave time or leave to."""
     b = day.bounds
+    sights = sum(1 for it in day.items if it.kind == "attraction")
+    if sights > b.sights:  # a fact the day fails too comes first: it says more than the convention
+        beyond = Bounds(b.windows, b.minutes, b.boarding, b.landing)
+        return conflict(day._replace(bounds=beyond)) or (
+            f"its {sights} attractions are more than a day holds (at most {b.sights}, the sights-a-day convention)")
     if too_many_sights(day.items, b):
-        sights = sum(1 for it in day.items if it.kind == "attraction")
         return f"{sights} attractions of {b.minutes['attraction']} min each do not fit in {_window('attraction', b)}"
     if (bound := beyond_bound(day)) is not None:
         return bound
