@@ -1,4 +1,4 @@
-"""``planshape serve``: the reward server (aiohttp here, or Ray Serve replicas with ``--ray``)."""
+"""``planshape serve``: the reward server (its own HTTP front here, or Ray Serve replicas with ``--ray``)."""
 
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ DEFAULT_RESOURCE = "planshape_cpu"
 def _serve(args: argparse.Namespace) -> int:
     from planshape.shaping.rollout.cli import need
 
-    need("aiohttp", "serve")
+    need("httptools", "serve")
     need("prometheus_client", "serve")
     from .auth import Guard, networks, read_token
     from .limits import MB

@@ -32,7 +32,7 @@ class Limits:
     read_timeout_s: float = 60.0  # a 64 MB body at 10 Mbit/s takes 54 s
     idle_timeout_s: float = 75.0  # keep-alive between requests (aiohttp clients reuse connections for 15-30 s)
     max_connections: int = 1024  # per front process; below the usual 4096 open files with room for its workers
-    max_line_bytes: int = 8190  # a request line or header line (aiohttp's default)
+    max_line_bytes: int = 8190  # a request line or header line (aiohttp's and nginx's order)
 
     def __post_init__(self) -> None:
         if self.max_body_bytes < 1024 or self.max_samples < 1:

@@ -33,6 +33,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import multiprocessing
+import os
 import pickle
 import time
 from collections import deque
@@ -181,7 +182,8 @@ class AsyncPool:
         assert self._loop is not None
         self._loop.add_reader(worker.conn.fileno(), self._readable, worker)
         self._loop.add_reader(worker.process.sentinel, self._exited, worker)
-        return worker
+        os.set_blocking(worker.conn.fileno(), True)  # uvloop's add_reader makes it non-blocking: a job or a
+        return worker  # result is written and read whole (a worker writes its result at once)
 
     def _forget(self, worker: WorkerProcess, kill: bool) -> None:
         assert self._loop is not None

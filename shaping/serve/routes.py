@@ -1,6 +1,6 @@
 """The reward service, free of any web framework: a request in (``Call``), a JSON or text reply out.
 
-The aiohttp front (``app``) and the Ray Serve deployment (``ray_deployment``) are thin shims over
+The HTTP front (``app``) and the Ray Serve deployment (``ray_deployment``) are thin shims over
 ``Service.handle``, so both answer exactly the same routes the same way:
 
 ==============================  ========================================================================
@@ -172,10 +172,13 @@ class Service:
     # --- the routes that score -------------------------------------------------------------------------------
 
     async def _openrlhf(self, body: bytes, header_step: int | None) -> Reply:
-        """OpenRLHF's batch: a worker reads it and answers a batch of one (what 0.11 sends) whole; a larger one
-        comes back split, and its samples go to every worker, a run each (``_score_runs``)."""
+        """OpenRLHF's batch: a worker reads it and answers a batch of one (what 0.11 sends) whole. A larger one is
+        answered whole too when no other worker could take a share (one worker, or every worker busy and jobs
+        waiting: the batch costs one round trip); on a pool with room it comes back split, and its samples go to
+        every worker, a run each (``_score_runs``), so one large request is not scored by one process alone."""
         step = self._step(header_step)
-        result = await self.pool.run("openrlhf", body, step)
+        whole = self.pool.size <= 1 or self.pool.waiting > 0
+        result = await self.pool.run("openrlhf", body, step, whole)
         if isinstance(result, Failed):  # the scoring process died or ran past its budget with the request
             return await self._openrlhf_here(body, step, result)
         if result[0] == "bad":  # raised here, so the message is redacted as every other one
@@ -202,8 +205,8 @@ class Service:
 
     async def _openrlhf_here(self, body: bytes, step: int, failed: Failed) -> Reply:
         """The body read here after its scoring process failed with it: a batch of one sample was that sample's
-        scoring (it fails as its process did); a larger batch was only being read, so its samples are scored
-        as ever, each on its own."""
+        scoring (it fails as its process did); a larger batch was being read or scored as a run, so its samples
+        are scored again, each on its own, and only the one that killed or stalled the process fails."""
         samples = read_openrlhf(parse_json(body), self.limits.max_samples)
         steps = [s.step if s.step is not None else step for s in samples]
         if len(samples) <= 1:

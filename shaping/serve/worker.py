@@ -6,8 +6,9 @@ facade (``Shaper.score``), building the reply of the sample's wire format, and N
 plain tuple and so is its result, so little crosses the process boundary:
 
 ==================================  ==========================================================================
-``("openrlhf", body, step)``        OpenRLHF's request body -> ``("reply", failures, JSON bytes)`` for a batch of
-                                    0 or 1 sample (what OpenRLHF 0.11 sends), ``("split", samples)`` for more
+``("openrlhf", body, step, whole)``  OpenRLHF's request body -> ``("reply", failures, JSON bytes)`` for a batch of
+                                    0 or 1 sample (what OpenRLHF 0.11 sends) or, with ``whole``, any batch
+                                    scored here as a run; ``("split", samples)`` for more without it
                                     (``(text, label, step)`` each, which the front hands to its workers in
                                     runs), or ``("bad", status, message)``
 ``("samples", samples)``            a run of a split batch's samples, scored one after another, each within the
@@ -103,6 +104,11 @@ class Worker:
         return self._row(self.score(text, label, step))
 
     def _samples(self, samples: list[tuple[Any, Any, int]]) -> tuple[Any, ...]:
+        return "rows", [self._row(score) for score in self._run(samples)]
+
+    def _run(self, samples: list[tuple[Any, Any, int]]) -> list[SampleScore]:
+        """A run's scores, one sample after another, each within the budget (its start on the pool's clock);
+        their verdict records written once all are scored."""
         scored = []
         for text, label, step in samples:
             if self.sample_clock is not None:
@@ -112,9 +118,9 @@ class Worker:
                 outcome = self.shaper.unscored(step, outcome.kind, outcome.reason, label)
             scored.append((step, outcome))
         self.log.write_all(scored)
-        return "rows", [self._row(score) for _, score in scored]
+        return [score for _, score in scored]
 
-    def _openrlhf(self, body: bytes, step: int) -> tuple[Any, ...]:
+    def _openrlhf(self, body: bytes, step: int, whole: bool = False) -> tuple[Any, ...]:
         try:
             samples = read_openrlhf(parse_json(body), self.max_samples)
         except BadRequest as exc:
@@ -122,7 +128,11 @@ class Worker:
         if not samples:
             return "reply", (), self._empty_openrlhf
         if len(samples) > 1:
-            return "split", [(s.text, s.label, s.step if s.step is not None else step) for s in samples]
+            run = [(s.text, s.label, s.step if s.step is not None else step) for s in samples]
+            if not whole:
+                return "split", run
+            scores = self._run(run)
+            return "reply", tuple(s.failure for s in scores), dumps(openrlhf_reply(self.shaper, scores))
         sample = samples[0]
         score = self.score(sample.text, sample.label, sample.step if sample.step is not None else step)
         return "reply", (score.failure,), dumps(openrlhf_reply(self.shaper, [score]))
