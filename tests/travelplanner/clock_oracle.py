@@ -8,9 +8,10 @@ coordinates), and searches every order of each day's items one item at a time, w
 the next item, or the night, is in another city, and the way from one sight to the next of its city charged (its
 own great-circle distance), across meals too: the next sight starts no sooner than the last one's end, the way
 and the meals since. A day with more sights than the exact search takes counts them interchangeable instead (no
-way between them) and applies the rule's bound (its own shortest tree through each city's). A day starts at
-00:00, or when the day before was over if that is later, and a day whose transport has no timed row starts
-afresh.
+way between them) and applies the rule's bound (its own shortest tree through each city's). A day's clock runs
+from when the day before was over, before midnight too: no item and no ground leg starts before 00:00, but the
+wait at the airport for a flight taken first may (a red-eye boarded the evening before). The first day, and a
+day after one whose transport has no timed row, has nothing before it.
 """
 
 from __future__ import annotations
@@ -148,8 +149,8 @@ def earliest_end(start: int, city: str, night: str, items: list[tuple[str, str, 
         if here == there:
             return time, flown, moved
         if (here, there) in links and moved < legs:
-            return time + links[(here, there)], flown, moved + 1
-        if flight and not flown and (here, there) == flight[:2] and time + BOARDING <= flight[2]:
+            return max(time, 0) + links[(here, there)], flown, moved + 1  # no drive before 00:00
+        if flight and not flown and (here, there) == flight[:2] and time + BOARDING <= flight[2]:  # before it too
             return flight[3] + LANDING, True, moved
         return None
 
@@ -175,10 +176,10 @@ def earliest_end(start: int, city: str, night: str, items: list[tuple[str, str, 
                     kept = last if there == here else None  # a move forgets the last sight
                     if kind == "attraction":
                         way = hop(items[kept][2], place) if kept is not None else 0
-                        end = max(at, (ready + way) if kept is not None else at, opens) + MINUTES[kind]
+                        end = max(at, (ready + way) if kept is not None else at, opens, 0) + MINUTES[kind]
                         label, after = (end, end), k
                     else:
-                        end = max(at, opens) + MINUTES[kind]
+                        end = max(at, opens, 0) + MINUTES[kind]  # no item before 00:00
                         label, after = (end, ready + MINUTES[kind] if kept is not None else end), kept
                     if end <= closes:
                         key = (left - {k}, there, now_flown, now_moved, after)
@@ -242,15 +243,15 @@ def first_infeasible_day(plan: list[dict], days: int, dates: list[str], store: A
                          ) -> int | None:
     """The first day (1-based) no order fits, carrying each day's end into the next; None when all fit.
     ``any_legs``: a ground leg may be travelled any number of times."""
-    ended = 0
+    ended = -FOREVER  # the night before the trip holds nothing
     for i, unit in enumerate(plan[:days]):
         links = day_links(unit, dates[i], store)
         if links is None:
-            ended = 0
+            ended = -FOREVER
             continue
         city, night, ground, flight, legs = links
         end = earliest_end(ended, city, night, day_items(unit, store), ground, flight, 10 ** 6 if any_legs else legs)
         if end is None:
             return i + 1
-        ended = max(end - 1440, 0)  # a day starts at 00:00 at the earliest (the night before is at its lodging)
+        ended = end - 1440  # the next day's clock; its items wait for 00:00 (the night is at the lodging)
     return None

@@ -55,9 +55,12 @@ class Move(NamedTuple):
 
 
 class Day(NamedTuple):
-    """One day to schedule, free from ``start`` (minutes after its midnight); ``since`` says why then;
-    ``legs``: how many ground moves (either way) the day may make in all; ``bounds``: the conventions it is
-    judged by."""
+    """One day to schedule, free from ``start`` (minutes after its midnight, 00:00 at the earliest); ``since``
+    says why then; ``legs``: how many ground moves (either way) the day may make in all; ``bounds``: the
+    conventions it is judged by; ``free``: when the day before was over, in this day's clock (None: at
+    ``start``). Before 00:00, only the wait at the airport before a flight taken straight from the day's start
+    may begin then (the traveller went to the airport the night before); every item and ground move waits for
+    ``start``."""
 
     number: int
     start: int
@@ -68,6 +71,11 @@ class Day(NamedTuple):
     moves: tuple[Move, ...]
     legs: int = ANY_LEGS
     bounds: Bounds = CONVENTIONS.bounds
+    free: int | None = None
+
+    def airport(self) -> int:
+        """When the traveller may be at the airport at the earliest, going there straight from the day's start."""
+        return self.start if self.free is None or self.free > self.start else self.free
 
 
 class Step(NamedTuple):
@@ -120,7 +128,8 @@ def counted_end(day: Day) -> int | None:
         flight = moves[0]
         if (flight.origin, flight.destination) != (day.city, day.night):
             return None
-        before = one_city(day.start, *_shape(day.items, flight.origin, b), b)
+        first = _shape(day.items, flight.origin, b)  # what the day does before the flight
+        before = one_city(day.start, *first, b) if first[0] or first[1] else day.airport()
         if before is None or before > departs - b.boarding:
             return None
         return one_city(departs + flight.minutes + b.landing, *_shape(day.items, flight.destination, b), b)
@@ -188,17 +197,18 @@ def shape(day: Day) -> tuple:
     by_city = _sights_by_city(day.items)
     groups = tuple((city, _table(sights)) for city, sights in sorted(by_city.items()))
     moves = tuple((m.origin, m.destination, m.minutes, m.departs) for m in day.moves)
-    return day.start, day.city, day.night, meals, groups, moves, min(day.legs, len(day.items) + 2), b
+    airport = day.airport() if any(m.departs is not None for m in day.moves) else day.start  # one key a stay
+    return day.start, day.city, day.night, meals, groups, moves, min(day.legs, len(day.items) + 2), b, airport
 
 
 @lru_cache(maxsize=8192)
 def routed(start: int, city: str, night: str, meals: tuple[tuple[str, str], ...],
            groups: tuple[tuple[str, tuple[tuple[int, ...], ...]], ...],
            moves: tuple[tuple[str, str, int, int | None], ...], legs: int,
-           b: Bounds = CONVENTIONS.bounds) -> int | None:
+           b: Bounds = CONVENTIONS.bounds, airport: int | None = None) -> int | None:
     """The earliest end of a day whose sights are routed (``route``, keyed by the day's shape: a batch's days
     share it)."""
-    found = route(start, city, night, meals, groups, moves, legs, b)
+    found = route(start, city, night, meals, groups, moves, legs, b, airport=airport)
     return None if found is None else found[0]
 
 
@@ -208,7 +218,7 @@ Label = tuple[int, int, object]  # (time, ready, back-pointer): when free, and w
 def route(start: int, city: str, night: str, meals: tuple[tuple[str, str], ...],
           groups: tuple[tuple[str, tuple[tuple[int, ...], ...]], ...],
           moves: tuple[tuple[str, str, int, int | None], ...], legs: int, b: Bounds = CONVENTIONS.bounds,
-          late: int = -1) -> tuple[int, list[tuple[str, int, int, int, int]]] | None:
+          late: int = -1, airport: int | None = None) -> tuple[int, list[tuple[str, int, int, int, int]]] | None:
     """The earliest end of a day with routed sights, and its steps ``(what, index, start, end, way)`` (``what``:
     ``meal``, ``sight`` or ``move``; ``index``: the meal's, the sight's (numbered group by group) or the move's).
 
@@ -218,7 +228,9 @@ def route(start: int, city: str, night: str, meals: tuple[tuple[str, str], ...],
     starts no sooner than the last one's end plus the way plus the meals eaten since, so the way fills the
     waits for a meal's opening and nothing else (``ready``). A move starts afresh (the distance table's
     durations run city to city). Each state keeps its labels no other is earlier in both ``time`` and
-    ``ready``. ``late``: that item's window never closes (a meal's index, or a sight's plus the meals')."""
+    ``ready``. ``late``: that item's window never closes (a meal's index, or a sight's plus the meals').
+    ``airport``: when a flight taken straight from the start may be waited for at the earliest (``Day.airport``;
+    None: ``start``)."""
     windows, least = b.windows, b.minutes
     opens, closes = windows["attraction"]
     where: list[tuple[str, int, tuple[tuple[int, ...], ...]]] = []  # each sight's (city, index in it, its table)
@@ -230,7 +242,7 @@ def route(start: int, city: str, night: str, meals: tuple[tuple[str, str], ...],
     labels: dict[tuple, list[Label]] = {first: [(start, start, None)]}
     layer = [first]
     for done in range(total + 1):
-        layer = _route_moves(labels, layer, moves, legs, b)
+        layer = _route_moves(labels, layer, moves, legs, b, start if airport is None else airport)
         if done == total:
             break
         following: list[tuple] = []
@@ -284,8 +296,9 @@ def _label(labels: dict, following: list, key: tuple, new: Label) -> bool:
 
 
 def _route_moves(labels: dict, layer: list, moves: tuple[tuple[str, str, int, int | None], ...], legs: int,
-                 b: Bounds) -> list:
-    """``layer`` with every state its moves reach (a move forgets the last sight: the next city starts afresh)."""
+                 b: Bounds, airport: int) -> list:
+    """``layer`` with every state its moves reach (a move forgets the last sight: the next city starts afresh;
+    a flight from the day's start may be waited for from ``airport``)."""
     states, changed = list(layer), True
     while changed:
         changed = False
@@ -301,7 +314,7 @@ def _route_moves(labels: dict, layer: list, moves: tuple[tuple[str, str, int, in
                             continue
                         target, begin, end, free = (m, seen, destination, flown, used + 1, -1), time, time + minutes, \
                             time + minutes
-                    elif not flown and time + b.boarding <= departs:
+                    elif not flown and (time if m or seen or used else airport) + b.boarding <= departs:
                         target, begin, end, free = (m, seen, destination, True, used, -1), departs, departs + minutes, \
                             departs + minutes + b.landing
                     else:
@@ -494,7 +507,7 @@ def solve(day: Day, items: Sequence[Item] | None = None, open_last: bool = False
     best: dict[tuple, tuple[int, tuple | None, tuple | None]] = {first: (day.start, None, None)}
     layer = [first]
     for done in range(total + 1):
-        layer = _moved(best, layer, ground, flight, limit, b)
+        layer = _moved(best, layer, ground, flight, limit, b, day.airport())
         if done == total:
             break
         following: list[tuple] = []
@@ -528,7 +541,7 @@ def _routed_schedule(day: Day, meals: list[Item], flat: list[Item], groups: list
     found = route(day.start, day.city, day.night, tuple((it.kind, it.city) for it in meals),
                   tuple((group[0].city, _table(group)) for group in groups),
                   tuple((m.origin, m.destination, m.minutes, m.departs) for m in day.moves), limit, day.bounds,
-                  late_index)
+                  late_index, day.airport())
     if found is None:
         return None
     end, steps = found
@@ -560,8 +573,10 @@ def _reach(best: dict, following: list, state: tuple, target: tuple, item: Item,
     best[target] = (end, state, (start, end, item, 0))
 
 
-def _moved(best: dict, layer: list, ground: list[Move], flight: Move | None, limit: int, b: Bounds) -> list:
-    """``layer`` with every state its moves reach sooner (a few cities: a few rounds)."""
+def _moved(best: dict, layer: list, ground: list[Move], flight: Move | None, limit: int, b: Bounds,
+           airport: int) -> list:
+    """``layer`` with every state its moves reach sooner (a few cities: a few rounds; a flight from the day's
+    start may be waited for from ``airport``)."""
     changed, states = True, list(layer)
     while changed:
         changed = False
@@ -571,8 +586,9 @@ def _moved(best: dict, layer: list, ground: list[Move], flight: Move | None, lim
             options = [(m, time, time + m.minutes, time + m.minutes, False, used + 1) for m in ground
                        if m.origin == city and used < limit]
             departs = None if flight is None else flight.departs  # a flight's is always set
+            at_start = not meal and not any(seen) and not used  # nothing done yet: straight to the airport
             if flight is not None and departs is not None and not flown and flight.origin == city \
-                    and time + b.boarding <= departs:
+                    and (airport if at_start else time) + b.boarding <= departs:
                 lands = departs + flight.minutes
                 options.append((flight, departs, lands, lands + b.landing, True, used))
             for move, leaves, lands, free, flies, moved in options:
@@ -671,7 +687,9 @@ def _window(kind: str, b: Bounds) -> str:
 def _moves(day: Day, item: Item | None) -> str:
     """The day's start (when it is later than ``item`` opens) and its moves, with their times."""
     parts, b = [], day.bounds
-    if item is None or day.start > b.windows[item.kind][0]:
+    if item is None and day.airport() < day.start and any(m.departs is not None for m in day.moves):
+        parts.append(f"the traveller is free in {day.city} from {clock(day.airport())}, when {day.since}")
+    elif item is None or day.start > b.windows[item.kind][0]:
         parts.append(f"the day starts at {clock(day.start)} in {day.city}, when {day.since}")
     for move in day.moves:
         if move.departs is not None:

@@ -4,12 +4,15 @@ carried from day to day, and the first day no schedule fits.
 Times come from the rows the plan names, never from its text: a flight's departure and arrival (an arrival
 earlier than the departure is the next day), a ground leg's duration in the distance table, the distance
 table's duration to a stay day's day-trip city (and back). A day starts at 00:00, or later when the day
-before ran past midnight (a flight landing after it, a drive running into the night); never earlier: every
-day but the last names the night's accommodation, so a drive that left the evening before would state a
-night nobody spent there (no gold plan needs one; the trip's first day starts at 00:00 too). A day whose
-transport the database cannot time (no row, not a canonical string, several modes) is left to Within
-Sandbox, and the next day starts afresh. Items in a city the day cannot reach (another rule's failure: Q1,
-Q12, Q20) are not timed, so each rule names its own failure.
+before ran past midnight (a flight landing after it, a drive running into the night). Its items and ground
+legs never start earlier: every day but the last names the night's accommodation, so a drive that left the
+evening before would state a night nobody spent there (no gold plan needs one). One thing may: the wait at
+the airport before a flight the day takes first, as far back as the day before allows (a red-eye leaving
+00:05 is boarded from 23:45 the evening before, when the day before was over by then). The trip's first day
+has no day before (``NIGHT_FREE``). A day whose transport the database cannot time (no row, not a canonical
+string, several modes) is left to Within Sandbox, and the next day starts afresh, as the first does. Items
+in a city the day cannot reach (another rule's failure: Q1, Q12, Q20) are not timed, so each rule names its
+own failure.
 
 A ground leg is travelled as often as the plan states and pays for it: once on a travel day, there and
 back on a stay day's day trip. An extra traversal a day's items need (breakfast in the arrival city, dinner
@@ -50,6 +53,7 @@ from .whereabouts import day_trip
 SHUTTLE_MINUTES = 250  # the longest self-driving leg a day may drive back and forth once more than stated (4 h 10)
 STATED_LEGS = 1  # a travel day's transport states its leg once
 DAY_TRIP_LEGS = 2  # there and back
+NIGHT_FREE = -1440  # ``ended`` on the first day, or after a day not timed: nothing before it binds (boarding <= 24 h)
 
 
 @dataclass(frozen=True)
@@ -68,17 +72,17 @@ def timeline_failure(trip: Trip) -> Reason | None:
     ``convention`` when the day fits with every convention relaxed to its physical limit (any hour, no least
     time, no time at the airport), else as ``physically impossible``."""
     bounds = trip.mode.conventions.bounds
-    ended = 0  # when the day before was over, in minutes after this day's midnight
+    ended = NIGHT_FREE  # when the day before was over, in minutes after this day's midnight (negative: before it)
     for i, unit in enumerate(trip.days):
         end = _quick_end(trip, i, unit, ended, bounds)
         if end is NotImplemented:
             day = _day(trip, i, unit, ended, bounds)
             if isinstance(day, str):
-                ended = 0
+                ended = NIGHT_FREE
                 continue
             end = end_of_day(day)
         elif end is UNTIMED:
-            ended = 0
+            ended = NIGHT_FREE
             continue
         if end is None:
             timed = trip_timeline(trip, schedules=False)[-1]  # again, with the days the reason names
@@ -91,13 +95,16 @@ def timeline_failure(trip: Trip) -> Reason | None:
 
 
 def next_start(end: int) -> int:
-    """When the next day may start after a day over at ``end``: its 00:00, or later when the day ran past
-    midnight (the night is spent at the day's accommodation: nothing leaves before 00:00)."""
-    return max(end - 1440, 0)
+    """When the next day's traveller is free after a day over at ``end``, in the next day's clock (``ended``):
+    before its 00:00 when the day was over by midnight, later when it ran past. Only the wait at the airport
+    for a flight taken first may begin before 00:00 (``timeline.Day.free``); the rest of the day starts at
+    ``max(ended, 0)`` (the night is spent at the day's accommodation)."""
+    return end - 1440
 
 
 def day_end(trip: Trip, i: int, unit: Any, ended: int) -> int | None | str:
-    """When day ``i`` (a day dict) is over at the earliest, free from ``ended``: None when no schedule fits,
+    """When day ``i`` (a day dict) is over at the earliest, free from ``ended`` (``next_start``'s: negative
+    when the day before was over by midnight; ``NIGHT_FREE`` on the first day): None when no schedule fits,
     the reason when the day is not timed. The clock the check keeps, one day at a time (the solver builds its
     model's timeline from it)."""
     day = _day(trip, i, unit, ended, trip.mode.conventions.bounds)
@@ -113,20 +120,20 @@ def _quick_end(trip: Trip, i: int, unit: Any, ended: int, b: Bounds) -> Any:
     with an attraction in a third city (a day trip, or an item another rule fails), left to ``_day``."""
     if unit.__class__ is not dict or unit.get("current_city").__class__ is not str:
         return UNTIMED
-    text = unit["current_city"]
+    text, start = unit["current_city"], ended if ended > 0 else 0
     if "from" not in text:
         city = trip.city(text)
         meals, sights = _fields(trip, unit, city, city)
         if sights is None:  # a day trip: the whole day is built
             return NotImplemented
         if sights[0] <= 1:
-            return one_city(ended, meals[0], sights[0], b)
+            return one_city(start, meals[0], sights[0], b)
         if too_many(sights[0], b):
             return None
         points = _points(trip, unit) if sights[0] <= EXACT_SIGHTS else None
         if points is None:  # a place the database lacks, or a day past the exact search: the whole day is built
             return NotImplemented
-        return routed(ended, city, city, tuple((meal, city) for meal in meals[0]), ((city, hop_table(points)),), (),
+        return routed(start, city, city, tuple((meal, city) for meal in meals[0]), ((city, hop_table(points)),), (),
                       len(meals[0]) + sights[0] + 2, b)  # ``timeline.shape`` of the day, read from its fields
     origin, destination = trip.route(text)
     move = _transport(trip, i, unit.get("transportation"), origin, destination)
@@ -137,14 +144,14 @@ def _quick_end(trip: Trip, i: int, unit: Any, ended: int, b: Bounds) -> Any:
         return None if sights is not None else NotImplemented
     if sights[0] > 1 or sights[1] > 1:
         return NotImplemented
-    if move.departs is not None:
-        before = one_city(ended, meals[0], sights[0], b)
+    if move.departs is not None:  # straight to the airport, the wait from ``ended``; or its items first
+        before = one_city(start, meals[0], sights[0], b) if meals[0] or sights[0] else ended
         if before is None or before > move.departs - b.boarding:
             return None
         return one_city(move.departs + move.minutes + b.landing, meals[1], sights[1], b)
     back = _ground_minutes(trip, destination, origin)
     in_b = tuple((meal, True) for meal in meals[1]) + tuple((meal, False) for meal in meals[0])
-    return two_cities(ended, in_b, sights[0], sights[1], move.minutes, move.minutes if back is None else back,
+    return two_cities(start, in_b, sights[0], sights[1], move.minutes, move.minutes if back is None else back,
                       origin == destination, True, b, _legs(move))
 
 
@@ -181,12 +188,12 @@ def trip_timeline(trip: Trip, schedules: bool = True) -> list[TimedDay]:
     """Every day's timeline with the schedule found (``schedules``; else only the days' verdicts), up to and
     including the first day none fits."""
     out: list[TimedDay] = []
-    ended, bounds = 0, trip.mode.conventions.bounds
+    ended, bounds = NIGHT_FREE, trip.mode.conventions.bounds
     for i, unit in enumerate(trip.days):
         day = _day(trip, i, unit, ended, bounds)
         if isinstance(day, str):
             out.append(TimedDay(i + 1, None, None, None, day))
-            ended = 0
+            ended = NIGHT_FREE
             continue
         end = end_of_day(day)
         if end is None:
@@ -217,10 +224,11 @@ def _since(before: list[TimedDay]) -> str:
 
 
 def _day(trip: Trip, i: int, unit: Any, ended: int, b: Bounds) -> Day | str:
-    """Day ``i`` to schedule, from ``ended`` (when the day before was over), or why it is not timed."""
+    """Day ``i`` to schedule, from ``ended`` (when the day before was over: its 00:00 at the earliest, the
+    airport's wait before a first flight from ``ended``), or why it is not timed."""
     if unit.__class__ is not dict or unit.get("current_city").__class__ is not str:
         return "no current city"
-    text = unit["current_city"]
+    text, start = unit["current_city"], ended if ended > 0 else 0
     items = _items(trip, unit)
     if "from" in text:
         origin, destination = trip.route(text)
@@ -228,19 +236,19 @@ def _day(trip: Trip, i: int, unit: Any, ended: int, b: Bounds) -> Day | str:
         if move is None:
             return "its transport has no row the database times (Within Sandbox judges it)"
         if move.departs is not None:
-            return Day(i + 1, ended, "", origin, destination, _within(items, (origin, destination)), (move,),
-                       bounds=b)
+            return Day(i + 1, start, "", origin, destination, _within(items, (origin, destination)), (move,),
+                       bounds=b, free=ended)
         back = _ground_minutes(trip, destination, origin)  # the way back, when the plan may drive it (_legs)
         moves = (move, Move(move.label, destination, origin, move.minutes if back is None else back))
-        return Day(i + 1, ended, "", origin, destination, _within(items, (origin, destination)), moves, _legs(move), b)
+        return Day(i + 1, start, "", origin, destination, _within(items, (origin, destination)), moves, _legs(move), b)
     city = trip.city(text)
     away = [it.city for it in items if it.city != city and it.kind == "attraction"]
     trip_to = day_trip(trip, city, list(dict.fromkeys(away))) if away else None
     if trip_to is None:
-        return Day(i + 1, ended, "", city, city, _within(items, (city,)), (), bounds=b)
+        return Day(i + 1, start, "", city, city, _within(items, (city,)), (), bounds=b)
     there, going, coming = trip_to
     moves = (Move("a day trip", city, there, going), Move("a day trip", there, city, coming))
-    return Day(i + 1, ended, "", city, city, _within(items, (city, there)), moves, DAY_TRIP_LEGS, b)
+    return Day(i + 1, start, "", city, city, _within(items, (city, there)), moves, DAY_TRIP_LEGS, b)
 
 
 def _legs(move: Move) -> int:

@@ -25,7 +25,7 @@ from ..checks.whereabouts import DAY_TRIP_KM, day_trip_reach
 from ..query import HOUSE_RULE_TEXT, ROOM_TYPE_TEXT, Query
 from ..store.sandbox import Accommodation, Attraction, Distance, Flight, Restaurant, SandboxStore, ground_cost, vehicles
 from ..text import clock_minutes, duration_minutes
-from .clock import FROM, NO_MEALS, Clock, Sides, meal_patterns, stay_day, subpatterns, travel_day
+from .clock import FROM, NO_MEALS, Clock, Sides, fresh, meal_patterns, stay_day, subpatterns, travel_day
 
 SEATS = {"self-driving": 5, "taxi": 4}
 DRIVE, HIRE = "drive", "hire"  # the transport classes: self-driving, or flights and taxis (never mixed, check 5)
@@ -232,9 +232,10 @@ def leg_options(store: SandboxStore, query: Query, day: int, origin: str, destin
 
 
 class Timer:
-    """Legs timed by the clock: which meal patterns fit a day from 00:00 (the model's days all start then; a day
-    that must start later, after one that ran past midnight, is cut by the solver when a witness shows it), and
-    the latest start each fits (what dominance between legs compares)."""
+    """Legs timed by the clock: which meal patterns fit a day from 00:00 (the model's days all start then, the
+    first with its night before free: ``fresh``; a day that must start later, after one that ran past midnight,
+    is cut by the solver when a witness shows it), and the latest start each fits (what dominance between legs
+    compares)."""
 
     def __init__(self, clock: Clock, meal_text: dict[str, str]):
         self.clock, self.meal_text = clock, meal_text
@@ -258,13 +259,13 @@ class Timer:
     def _time(self, leg: Leg, patterns: list[Sides]) -> None:
         sides = [p for p in patterns if all(self.meal_text.get(leg.origin if s == FROM else leg.destination)
                                             for s in p if s is not None)]
-        bare = self.clock.carry(leg.day, leg.unit(NO_MEALS, self.meal_text), 0)
+        bare = self.clock.carry(leg.day, leg.unit(NO_MEALS, self.meal_text), fresh(leg.day))
         if bare is None:
             return
         for pattern in sorted(sides, key=lambda p: -sum(s is not None for s in p)):
             if pattern in leg.fits or pattern != NO_MEALS and pattern not in sides:
                 continue
-            carry = self.clock.carry(leg.day, leg.unit(pattern, self.meal_text), 0)
+            carry = self.clock.carry(leg.day, leg.unit(pattern, self.meal_text), fresh(leg.day))
             if carry is None:
                 continue
             leg.fits[pattern] = carry

@@ -14,7 +14,7 @@ from typing import Any
 
 from ..checks.modes import STRICT
 from ..checks.trip import Trip
-from ..checks.trip_timeline import day_end, next_start
+from ..checks.trip_timeline import NIGHT_FREE, day_end, next_start
 from ..query import Query
 from ..store.sandbox import SandboxStore
 
@@ -53,9 +53,18 @@ class Clock:
         return self._ends[key]
 
     def carry(self, index: int, unit: dict[str, str], start: int) -> int | None:
-        """When the next day may start after day ``index`` from ``start``; None when no schedule fits it."""
+        """When the next day may start after day ``index`` from ``start``; None when no schedule fits it. The
+        model's days start at 00:00 at the earliest and assume no wait at the airport before it (a red-eye that
+        needs the evening before is taken on the first day only, whose night before is free: ``fresh``), so a
+        witness built from them fits the check's clock, which may allow more."""
         end = self.end(index, unit, start)
-        return None if end is None else next_start(end)
+        return None if end is None else max(next_start(end), 0)
+
+
+def fresh(index: int) -> int:
+    """The start the model times day ``index`` from: the first day's night before is free (``NIGHT_FREE``), every
+    other day starts at 00:00 with nothing before it."""
+    return NIGHT_FREE if index == 0 else 0
 
 
 def travel_day(leg: str, transport: str, origin: str, destination: str, pattern: Sides,

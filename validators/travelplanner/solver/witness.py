@@ -19,7 +19,7 @@ from ..plan.formats import from_upstream, gate
 from ..query import Query
 from ..store.sandbox import SandboxStore
 from .candidates import Candidates, place_text
-from .clock import FROM, MEALS, NO_MEALS, Clock
+from .clock import FROM, MEALS, NO_MEALS, Clock, fresh
 from .model import Choice, cheapest_restaurants
 
 
@@ -71,9 +71,9 @@ def late_chain(clock: Clock, plan: list[dict[str, Any]]) -> tuple[int, int] | No
     """``(first, last)``: the days whose chain of late starts leaves day ``last`` no schedule, or None when every
     day fits the clock. ``first`` is the last day before it that starts at 00:00 (the model's every day fits from
     then, so a day that does not fit started late)."""
-    start, first = 0, 0
+    start, first = fresh(0), 0
     for day, unit in enumerate(plan):
-        if start == 0:
+        if start <= fresh(day):
             first = day
         carry = clock.carry(day, unit, start)
         if carry is None:
