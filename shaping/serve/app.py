@@ -19,8 +19,10 @@ without a token can reach it:
 * **A body over the limit** is refused from its Content-Length (``Service``) or as soon as its bytes pass
   ``max_body_bytes`` (a chunked body), and is not kept.
 
-Requests of one connection are answered in order, one at a time; ``Expect: 100-continue`` is answered when the
-service first reads the body (after its access check).
+Requests of one connection are answered in order, one at a time; once a request waits behind the one answered,
+the connection is read no further until that one is done (a pipelining client holds no more than one read's worth
+of requests here); ``Expect: 100-continue`` is answered when the service first reads the body (after its access
+check).
 """
 
 from __future__ import annotations
@@ -166,6 +168,7 @@ class Connection(asyncio.Protocol):
         self.refused = False  # no more requests are read (a close is under way)
         self.closing_down = False
         self.lingering: _Request | None = None  # answered; the rest of its body is dropped, then the close
+        self.paused = False  # reading paused while a request waits behind the one being answered
 
     # --- the connection -----------------------------------------------------------------------------------
 
@@ -283,6 +286,9 @@ class Connection(asyncio.Protocol):
         request.keep_alive = self.parser.should_keep_alive()
         request.expect = any(k.lower() == "expect" and v.strip().lower() == "100-continue" for k, v in request.headers)
         self.queue.append(request)
+        if self.task is not None and not self.paused and self.transport is not None:
+            self.transport.pause_reading()  # one request waits at most: a pipelining client is read no further
+            self.paused = True
         self._next()
 
     def on_body(self, body: bytes) -> None:
@@ -314,6 +320,9 @@ class Connection(asyncio.Protocol):
         """Answer the next request in line, if none is being answered."""
         if self.task is None and self.queue:
             self.task = self.loop.create_task(self._answer(self.queue.popleft()))
+            if self.paused and self.transport is not None and not self.transport.is_closing():
+                self.transport.resume_reading()  # the request answered now may still need its body
+                self.paused = False
 
     async def _answer(self, request: _Request) -> None:
         if request.refusal is not None:  # written after the replies before it

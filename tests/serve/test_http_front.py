@@ -56,6 +56,10 @@ def test_keep_alive_and_pipelined_requests_are_answered_in_order(server, gold, s
         assert _read_reply(conn, buffer)[0] == 200
         conn.sendall(_post("/reward", _slime(gold, 3)))  # the same connection, again
         assert _read_reply(conn, buffer)[0] == 200
+        many = list(range(45)) * 2  # more than the front reads ahead: it pauses and resumes the connection
+        conn.sendall(b"".join(_post("/reward", _slime(gold, i)) for i in many))
+        rewards = [json.loads(_read_reply(conn, buffer)[2])["reward"] for _ in many]
+        assert rewards == [shaper.score(gold.answers[i], gold.labels[i], 0).reward for i in many]
 
 
 def test_expect_100_continue_is_answered_when_the_body_is_wanted(server, gold):
