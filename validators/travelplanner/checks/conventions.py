@@ -79,7 +79,7 @@ class Conventions(BaseModel):
     attraction: tuple[str, str] = ("07:00", "22:00")
     meal_minutes: int = Field(default=30, ge=0, le=DAY)
     sight_minutes: int = Field(default=45, ge=0, le=DAY)
-    sights_per_day: int = Field(default=8, ge=1, le=DAY)
+    sights_per_day: int = Field(default=8, ge=1, le=DAY)  # the most sights a day holds (its visits aside)
     boarding_minutes: int = Field(default=20, ge=0, le=DAY)
     landing_minutes: int = Field(default=60, ge=0, le=DAY)
     day_trip_km: float = Field(default=400.0, gt=0, allow_inf_nan=False)
