@@ -169,6 +169,7 @@ class Connection(asyncio.Protocol):
         self.closing_down = False
         self.lingering: _Request | None = None  # answered; the rest of its body is dropped, then the close
         self.paused = False  # reading paused while a request waits behind the one being answered
+        self.write_paused = False  # reading paused while the client's unread replies fill the transport
 
     # --- the connection -----------------------------------------------------------------------------------
 
@@ -200,6 +201,17 @@ class Connection(asyncio.Protocol):
         self.refused = True
         if self.transport is not None:
             self.transport.close()
+
+    def pause_writing(self) -> None:
+        """The client reads its replies slower than it sends requests: read no more until it catches up."""
+        self.write_paused = True
+        if self.transport is not None:
+            self.transport.pause_reading()
+
+    def resume_writing(self) -> None:
+        self.write_paused = False
+        if not self.paused and self.transport is not None and not self.transport.is_closing():
+            self.transport.resume_reading()
 
     def data_received(self, data: bytes) -> None:
         if self.refused:
@@ -320,9 +332,10 @@ class Connection(asyncio.Protocol):
         """Answer the next request in line, if none is being answered."""
         if self.task is None and self.queue:
             self.task = self.loop.create_task(self._answer(self.queue.popleft()))
-            if self.paused and self.transport is not None and not self.transport.is_closing():
-                self.transport.resume_reading()  # the request answered now may still need its body
+            if self.paused:
                 self.paused = False
+                if not self.write_paused and self.transport is not None and not self.transport.is_closing():
+                    self.transport.resume_reading()  # the request answered now may still need its body
 
     async def _answer(self, request: _Request) -> None:
         if request.refusal is not None:  # written after the replies before it

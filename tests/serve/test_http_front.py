@@ -1,12 +1,14 @@
 """The front's HTTP/1.1 as clients speak it, on raw sockets: keep-alive, pipelined requests answered in order,
 ``Expect: 100-continue`` (curl sends it for a body over 1 KiB) answered only after the access check, a chunked
 body, HTTP/1.0 (closed after the reply), HEAD (no body), the query string and a percent-encoded path, and a reply
-sent before a body was read whole (its rest read and dropped: the client gets the reply, not a broken pipe)."""
+sent before a body was read whole (its rest read and dropped: the client gets the reply, not a broken pipe), and
+a client that sends faster than it reads (paused, every reply delivered)."""
 
 from __future__ import annotations
 
 import json
 import socket
+import threading
 
 from tests.serve.server import Server, get
 
@@ -108,3 +110,18 @@ def test_a_reply_before_the_body_is_read_whole_reaches_a_client_still_sending(se
         status, headers, _ = _read_reply(conn, bytearray())
         assert status == 404 and headers.get("connection") == "close"
     assert get(server.url + "/health")[0] == 200
+
+
+def test_a_client_that_sends_faster_than_it_reads_is_paused_and_every_reply_arrives(server):
+    """3,000 pipelined requests written before a byte is read: the replies fill the transport, the front stops
+    reading the client until it catches up, and every reply arrives, in order."""
+    count = 3000
+    with _connect(server) as conn:
+        sender = threading.Thread(target=conn.sendall,
+                                  args=(b"GET /health HTTP/1.1\r\nHost: x\r\n\r\n" * count,), daemon=True)
+        sender.start()
+        sender.join(1.0)  # the server pauses reading: the send may not finish until replies are read
+        buffer = bytearray()
+        statuses = [_read_reply(conn, buffer)[0] for _ in range(count)]
+        sender.join(30)
+        assert not sender.is_alive() and statuses == [200] * count
