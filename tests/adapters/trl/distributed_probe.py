@@ -43,6 +43,9 @@ def main(out: Path) -> None:
     torch.save({"rank": rank, "world": trainer.accelerator.num_processes, "step": batch["step"],
                 "rewards_per_func": batch["rewards_per_func"], **{k: batch["output"][k] for k in kept}},
                out / f"rank{rank}.pt")
+    if torch.distributed.is_initialized():  # left to the interpreter's exit, gloo's threads can abort a rank
+        torch.distributed.barrier()  # ("terminate called without an active exception", SIGABRT: seen once in CI)
+        torch.distributed.destroy_process_group()
 
 
 if __name__ == "__main__":
