@@ -114,8 +114,8 @@ async def drive(url: str, texts: list[str], labels: list[str], prompts: list[str
                 batch: int = 1) -> tuple[float, list[float]]:
     """(seconds, rewards in order): ``batch`` samples a request, ``concurrency`` requests in flight. The bodies
     are encoded before the clock starts (as ``json=`` would: a fuzzed text's lone surrogate escaped) and the replies
-    read with orjson: the client shares this machine's cores
-    with the server (a trainer's client runs on its own node), so it should take as little of them as it can."""
+    read with orjson: the client shares this machine's cores with the server (a trainer's client runs on its own
+    node), so it should take as little of them as it can."""
     rewards = [0.0] * len(texts)
     requests = []
     for first in range(0, len(texts), batch):

@@ -274,7 +274,6 @@ class Connection(asyncio.Protocol):
 
     def on_message_begin(self) -> None:
         self.current = _Request(self.loop)
-        self.current.method = ""
         self.header_timer = self.loop.call_later(self.limits.header_timeout_s, self._header_timeout)
 
     def on_url(self, url: bytes) -> None:

@@ -50,12 +50,6 @@ PREFETCH_BYTES = 48 << 10
 """The largest job handed in advance: two fit in a socket pair's buffer (Linux: 208 KiB by default) with room."""
 
 
-def encode_job(*job: Any) -> bytes:
-    """A job as it crosses the pipe (what ``scoring_pool.worker_main`` reads): a worker that splits a batch encodes
-    its samples' jobs itself, so the front forwards them without reading them."""
-    return pickle.dumps((0, job), pickle.HIGHEST_PROTOCOL)
-
-
 RUN_GRACE_TICKS = 2
 """Ticks a sample of a run has past the budget before the pool stops its process (its worker stops it first)."""
 
@@ -155,11 +149,8 @@ class AsyncPool:
         return await self.submit(*job)
 
     def submit(self, *job: Any) -> asyncio.Future:
-        """The job queued: a future of what ``run`` returns (a batch's samples gathered without a task each)."""
-        return self.submit_encoded(encode_job(*job))
-
-    def submit_encoded(self, message: bytes) -> asyncio.Future:
-        """``submit`` of a job already encoded (``encode_job``)."""
+        """The job queued: a future of what ``run`` returns (a batch's runs gathered without a task each). The
+        job crosses the pipe as ``scoring_pool.worker_main`` reads it."""
         loop = self._loop or asyncio.get_running_loop()
         future = loop.create_future()
         if self._closed or self._loop is None:
@@ -167,7 +158,7 @@ class AsyncPool:
         elif self.last_error and not self._workers:
             future.set_result(Failed(ERROR, f"scoring failed: {self.last_error}", 0.0))
         else:
-            self._queue.append((message, future))
+            self._queue.append((pickle.dumps((0, job), pickle.HIGHEST_PROTOCOL), future))
             self._dispatch()
         return future
 
@@ -368,9 +359,6 @@ class InlinePool:
 
     def submit(self, *job: Any) -> asyncio.Future:
         return asyncio.ensure_future(self.run(*job))
-
-    def submit_encoded(self, message: bytes) -> asyncio.Future:
-        return self.submit(*pickle.loads(message)[1])
 
     async def run(self, *job: Any) -> Any:
         assert self._handler is not None, "start() first"

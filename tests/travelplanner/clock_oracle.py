@@ -138,9 +138,10 @@ def earliest_end(start: int, city: str, night: str, items: list[tuple[str, str, 
     for kind, there, _ in items:
         if kind == "attraction":
             per_city[there] = per_city.get(there, 0) + 1
-    if sum(per_city.values()) > SIGHTS_A_DAY:
+    sights = sum(per_city.values())
+    if sights > SIGHTS_A_DAY:
         return None
-    if sum(per_city.values()) > exact:
+    if sights > exact:
         if not _within_bound(start, items, [*links.values(), *([None] if flight else [])], flight):
             return None
         items = [(kind, there, None) for kind, there, _ in items]  # interchangeable, no way between them

@@ -74,8 +74,11 @@ class Day(NamedTuple):
     free: int | None = None
 
     def airport(self) -> int:
-        """When the traveller may be at the airport at the earliest, going there straight from the day's start."""
-        return self.start if self.free is None or self.free > self.start else self.free
+        """When the traveller may be at the airport at the earliest, going there straight from the day's start
+        (``start`` on a day without a flight)."""
+        if self.free is None or self.free > self.start or all(m.departs is None for m in self.moves):
+            return self.start
+        return self.free
 
 
 class Step(NamedTuple):
@@ -197,8 +200,7 @@ def shape(day: Day) -> tuple:
     by_city = _sights_by_city(day.items)
     groups = tuple((city, _table(sights)) for city, sights in sorted(by_city.items()))
     moves = tuple((m.origin, m.destination, m.minutes, m.departs) for m in day.moves)
-    airport = day.airport() if any(m.departs is not None for m in day.moves) else day.start  # one key a stay
-    return day.start, day.city, day.night, meals, groups, moves, min(day.legs, len(day.items) + 2), b, airport
+    return day.start, day.city, day.night, meals, groups, moves, min(day.legs, len(day.items) + 2), b, day.airport()
 
 
 @lru_cache(maxsize=8192)
@@ -621,7 +623,7 @@ def conflict(day: Day) -> str | None:
         beyond = Bounds(b.windows, b.minutes, b.boarding, b.landing)
         return conflict(day._replace(bounds=beyond)) or (
             f"its {sights} attractions are more than a day holds (at most {b.sights}, the sights-a-day convention)")
-    if too_many_sights(day.items, b):
+    if too_many(sights, b):
         return f"{sights} attractions of {b.minutes['attraction']} min each do not fit in {_window('attraction', b)}"
     if (bound := beyond_bound(day)) is not None:
         return bound
@@ -687,7 +689,7 @@ def _window(kind: str, b: Bounds) -> str:
 def _moves(day: Day, item: Item | None) -> str:
     """The day's start (when it is later than ``item`` opens) and its moves, with their times."""
     parts, b = [], day.bounds
-    if item is None and day.airport() < day.start and any(m.departs is not None for m in day.moves):
+    if item is None and day.airport() < day.start:
         parts.append(f"the traveller is free in {day.city} from {clock(day.airport())}, when {day.since}")
     elif item is None or day.start > b.windows[item.kind][0]:
         parts.append(f"the day starts at {clock(day.start)} in {day.city}, when {day.since}")
