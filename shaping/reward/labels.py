@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from functools import lru_cache
 from typing import Any
 
 from planshape.validators.travelplanner.query import Query
@@ -42,4 +43,14 @@ def parse_query(query: Query | Mapping[str, Any]) -> Query:
 def read_query(label: QueryLike | bytes) -> Query:
     """A trainer's query label (a record, its JSON text, or a ``Query``) read as the reward reads it;
     ``ValueError`` saying what it must be (what a preflight runs on a data file's first row)."""
+    if isinstance(label, str):
+        return _read_text(label)
+    return parse_query(as_query(label))
+
+
+@lru_cache(maxsize=4096)
+def _read_text(label: str) -> Query:
+    """A label's JSON text read once: every sample of a GRPO group carries the same one, and reading it (JSON,
+    the record's validation, its literal cells) is about a tenth of scoring an answer that fails early. A
+    ``Query`` is frozen, so the samples share it; a label that cannot be read raises each time."""
     return parse_query(as_query(label))

@@ -133,10 +133,12 @@ def run_front(sock: socket.socket, spec: FrontSpec, index: int, fronts: int, wor
 
     from ..scoring_pool import PoolError
     from .app import run
+    from .heap import keep_heap
     from .pool import AsyncPool
     from .routes import Service
     from .worker import worker_factory
 
+    keep_heap()
     front = shaper or Shaper(ShapingConfig.model_validate(spec.front_settings))
 
     async def build() -> Service:

@@ -43,6 +43,7 @@ from ..budget import Failed, run_with_budget
 from ..components import ERROR, NO_ANSWER
 from ..facade import SampleScore, Shaper, ShapingConfig, read_query
 from .codec import dumps, parse_json
+from .heap import keep_heap
 from .verdicts import ServedLog, without_log
 from .wire import BadRequest, nemo_reply, openrlhf_reply, read_nemo, read_openrlhf, read_slime, score_fields
 
@@ -166,4 +167,5 @@ def worker_factory(settings: dict[str, Any], max_turns: int | None, max_samples:
                    budget_s: float | None = None) -> Callable[..., tuple[Any, ...]]:
     """A pool worker's job handler, built once in the worker process (picklable through ``functools.partial``);
     ``budget_s``: the pool's budget (None in process, where the facade's own applies)."""
+    keep_heap()
     return Worker(settings, max_turns, max_samples, budget_s)

@@ -9,6 +9,7 @@ import json
 import numpy as np
 import pytest
 import torch
+from pydantic import ValidationError
 from planshape.shaping.advantages import Rollouts, planpo
 from planshape.shaping.components import COMPONENTS, NO_ANSWER, TIMEOUT
 from planshape.shaping.config import ConfigError, ShapingConfig, Success
@@ -171,3 +172,19 @@ def test_the_description_says_what_will_run_and_why_a_score(config, scorer):
         "stage1", "stage2", "stage3"]
     explanation = part.explain(PASSING["text"], PASSING["query"])
     assert explanation.result is not None and explanation.result.final_pass
+
+
+def test_a_label_text_is_read_once_and_a_bad_one_each_time():
+    """Every sample of a GRPO group carries the same label text: it is read once and the frozen ``Query``
+    shared; a different text is read on its own, and one that cannot be read raises every time (nothing cached)."""
+    text = json.dumps(PASSING["query"])
+    first = read_query(text)
+    assert read_query(text[:1] + text[1:]) is first  # an equal text, not the same object
+    assert read_query(json.loads(text)) == first
+    other = dict(PASSING["query"], budget=PASSING["query"]["budget"] + 1)
+    assert read_query(json.dumps(other)).budget == first.budget + 1 and read_query(text).budget == first.budget
+    for _ in range(2):
+        with pytest.raises(ValueError, match="not JSON"):
+            read_query("{not json")
+    with pytest.raises(ValidationError):
+        first.budget = 1.0  # shared between samples, so it must stay as read
