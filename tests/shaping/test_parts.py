@@ -9,7 +9,6 @@ import json
 import numpy as np
 import pytest
 import torch
-from pydantic import ValidationError
 from planshape.shaping.advantages import Rollouts, planpo
 from planshape.shaping.components import COMPONENTS, NO_ANSWER, TIMEOUT
 from planshape.shaping.config import ConfigError, ShapingConfig, Success
@@ -22,6 +21,7 @@ from planshape.shaping.reward import Scorer, SuccessRule, Weighing, read_query
 from planshape.shaping.schedules import PRESETS
 from planshape.shaping.scores import SampleScore
 from planshape.validators.travelplanner.sample import sample_dir
+from pydantic import ValidationError
 
 ROWS = [json.loads(line) for line in (sample_dir() / "rollouts.jsonl").read_text().splitlines()]
 SETTINGS = {"database": "sample", "schedule": "curriculum-8b", "total_steps": 500}
