@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import pickle
 import signal
 import time
 from collections import deque
@@ -24,6 +25,7 @@ from multiprocessing.connection import Connection, wait
 from typing import Any
 
 from .budget import CRASH, TIMEOUT, Failed, check_budget
+from .frames import FrameReader, send_frame
 
 _MISSING = object()
 MAX_FAILED_STARTS = 10  # replacements in a row that may die before they are ready (killed from outside); more: give up
@@ -47,23 +49,33 @@ def worker_main(factory: Callable[[], Callable[..., Any]], conn: Connection) -> 
 
 
 def _serve_jobs(score: Callable[..., Any], conn: Connection) -> None:
+    """Each job the parent wrote, in order (read in ``Connection``'s frames, as many at a read as have arrived),
+    its result written back as one frame."""
+    fd, reader = conn.fileno(), FrameReader()
     while True:
+        for message in reader.messages():
+            if message is None:
+                return
+            index, args = message
+            try:
+                result = pickle.dumps((index, ("ok", score(*args))), pickle.HIGHEST_PROTOCOL)
+            except BaseException as exc:  # noqa: BLE001 - the scorer raised (a configuration error): re-raised there
+                sent = exc if _picklable(exc) else RuntimeError(f"{type(exc).__name__}: {exc}")
+                result = pickle.dumps((index, ("raised", sent)), pickle.HIGHEST_PROTOCOL)
+            try:
+                send_frame(fd, result)
+            except OSError:  # the parent is gone
+                return
         try:
-            message = conn.recv()
-        except (EOFError, OSError):
+            data = os.read(fd, reader.want())
+        except OSError:
             return
-        if message is None:
+        if not data:
             return
-        index, args = message
-        try:
-            conn.send((index, ("ok", score(*args))))
-        except BaseException as exc:  # noqa: BLE001 - the scorer raised (a configuration error): re-raised there
-            conn.send((index, ("raised", exc if _picklable(exc) else RuntimeError(f"{type(exc).__name__}: {exc}"))))
+        reader.feed(data)
 
 
 def _picklable(obj: Any) -> bool:
-    import pickle
-
     try:
         pickle.dumps(obj)
     except Exception:  # noqa: BLE001 - anything unpicklable is sent as text

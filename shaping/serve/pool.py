@@ -35,6 +35,7 @@ import functools
 import multiprocessing
 import os
 import pickle
+import select
 import time
 from collections import deque
 from collections.abc import Callable
@@ -42,6 +43,7 @@ from typing import Any
 
 from ..budget import CRASH, TIMEOUT, Failed
 from ..components import ERROR
+from ..frames import FrameReader, send_frame
 from ..scoring_pool import MAX_FAILED_STARTS, PoolError, WorkerProcess
 
 PREFETCH = 2
@@ -107,6 +109,7 @@ class AsyncPool:
         self._held: dict[WorkerProcess, deque[_Held]] = {}
         self._queue: deque[tuple[bytes, asyncio.Future]] = deque()
         self._clocks: dict[WorkerProcess, Any] = {}
+        self._readers: dict[WorkerProcess, FrameReader] = {}
         self._failed_starts = 0
         self._started: asyncio.Future | None = None
         self._watchdog: asyncio.TimerHandle | None = None
@@ -170,6 +173,7 @@ class AsyncPool:
         self._clocks[worker] = clock
         self._workers.append(worker)
         self._held[worker] = deque()
+        self._readers[worker] = FrameReader()
         assert self._loop is not None
         self._loop.add_reader(worker.conn.fileno(), self._readable, worker)
         self._loop.add_reader(worker.process.sentinel, self._exited, worker)
@@ -184,6 +188,7 @@ class AsyncPool:
             self._workers.remove(worker)
         self._held.pop(worker, None)
         self._clocks.pop(worker, None)
+        self._readers.pop(worker, None)
         worker.stop(kill=kill)
 
     def _dispatch(self) -> None:
@@ -206,7 +211,7 @@ class AsyncPool:
                     queue.appendleft((message, future))
                     return
                 try:
-                    worker.conn.send_bytes(message)
+                    send_frame(worker.conn.fileno(), message)
                 except OSError:  # it died: the job never reached it, so it waits for another worker
                     queue.appendleft((message, future))
                     self._exited(worker)  # changes the workers: their loop ends here
@@ -233,15 +238,22 @@ class AsyncPool:
             self._watchdog = self._loop.call_later(self.tick_s, self._watch)
 
     def _readable(self, worker: WorkerProcess) -> None:
-        if worker not in self._workers:
+        """What the worker wrote: each whole result in it taken, a partial one kept for the next wake-up."""
+        reader = self._readers.get(worker)
+        if reader is None:
             return
         try:
-            message = worker.conn.recv()
-        except (EOFError, OSError):
+            data = os.read(worker.conn.fileno(), reader.want())  # readable, so it returns at once
+        except OSError:
+            data = b""
+        if not data:
             self._exited(worker)
             return
-        if self._take(worker, message):
-            self._dispatch()
+        reader.feed(data)
+        for message in reader.messages():
+            if not self._take(worker, message):
+                return
+        self._dispatch()
 
     def _take(self, worker: WorkerProcess, message: tuple[Any, Any]) -> bool:
         """Act on one message of ``worker``; False when the pool is now broken."""
@@ -272,12 +284,18 @@ class AsyncPool:
     def _exited(self, worker: WorkerProcess) -> None:
         if worker not in self._workers:
             return
+        reader, fd = self._readers.get(worker), worker.conn.fileno()
         try:  # what it sent before it died counts
-            while worker.conn.poll():
-                if not self._take(worker, worker.conn.recv()):
-                    return
-        except (EOFError, OSError):
+            while reader is not None and select.select([fd], [], [], 0)[0]:
+                data = os.read(fd, reader.want())
+                if not data:
+                    break
+                reader.feed(data)
+        except OSError:
             pass
+        for message in reader.messages() if reader is not None else ():
+            if not self._take(worker, message):
+                return
         worker.process.join(timeout=5)
         code = worker.process.exitcode
         held = self._held.get(worker) or deque()
