@@ -52,6 +52,9 @@ CONTINUE = b"HTTP/1.1 100 Continue\r\n\r\n"
 MAX_HEADERS = 128
 """Header lines a request may have (aiohttp's clients send under 10; a trainer's, under 20)."""
 SHUTDOWN_GRACE_S = 5.0
+HOLD_PER_WORKER = 2
+"""Jobs waiting per scoring process past which a connection just answered is read no further for now
+(``Front.saturated``)."""
 LINGER_S = 10.0
 """After a reply sent before its request's body was read whole (a 413, a 401), how long the rest of the body is
 read and dropped before the connection closes: a client still sending gets the reply, not a broken pipe."""
@@ -132,6 +135,23 @@ class Front:
         self.service, self.limits = service, limits
         self.bad_requests = BadRequestLog()
         self.connections: set[Connection] = set()
+        self.held: set[Connection] = set()
+
+    def saturated(self) -> bool:
+        """Enough jobs wait for a worker that a request read now would only wait in line: a connection just
+        answered is then held (read no further) until the line is short again (``release``). Its next request
+        stays in the kernel's buffer meanwhile, rather than waking this process to be put in line, and the held
+        connections are read together, in the wake-up that shortened the line: the front wakes about once a
+        sample rather than twice (its CPU a request, measured: see docs/serve.md)."""
+        pool = self.service.pool
+        return pool.waiting >= HOLD_PER_WORKER * max(1, pool.size)
+
+    def release(self) -> None:
+        """Read the held connections again once the line is short (checked after every reply)."""
+        if self.held and not self.saturated():
+            held, self.held = self.held, set()
+            for conn in held:
+                conn.unhold()
 
     def __call__(self) -> Connection:
         return Connection(self)
@@ -170,6 +190,7 @@ class Connection(asyncio.Protocol):
         self.lingering: _Request | None = None  # answered; the rest of its body is dropped, then the close
         self.paused = False  # reading paused while a request waits behind the one being answered
         self.write_paused = False  # reading paused while the client's unread replies fill the transport
+        self.holding = False  # reading paused while the scoring side is saturated (``Front.saturated``)
 
     # --- the connection -----------------------------------------------------------------------------------
 
@@ -188,6 +209,7 @@ class Connection(asyncio.Protocol):
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.front.connections.discard(self)
+        self.front.held.discard(self)
         self.refused = True
         for timer in (self.header_timer, self.idle_timer):
             if timer is not None:
@@ -210,8 +232,26 @@ class Connection(asyncio.Protocol):
 
     def resume_writing(self) -> None:
         self.write_paused = False
-        if not self.paused and self.transport is not None and not self.transport.is_closing():
+        self._resume()
+
+    def _resume(self) -> None:
+        """Read again unless something else still pauses the connection."""
+        if (not self.paused and not self.write_paused and not self.holding and self.transport is not None
+                and not self.transport.is_closing()):
             self.transport.resume_reading()
+
+    def _hold(self) -> None:
+        self.holding = True
+        self.front.held.add(self)
+        if not self.paused and not self.write_paused and self.transport is not None:
+            self.transport.pause_reading()
+
+    def unhold(self) -> None:
+        """The line is short again: read on, and count idle time from now."""
+        self.holding = False
+        self._resume()
+        if self.task is None and self.current is None and not self.refused:
+            self._idle()
 
     def data_received(self, data: bytes) -> None:
         if self.refused:
@@ -333,8 +373,7 @@ class Connection(asyncio.Protocol):
             self.task = self.loop.create_task(self._answer(self.queue.popleft()))
             if self.paused:
                 self.paused = False
-                if not self.write_paused and self.transport is not None and not self.transport.is_closing():
-                    self.transport.resume_reading()  # the request answered now may still need its body
+                self._resume()  # the request answered now may still need its body
 
     async def _answer(self, request: _Request) -> None:
         if request.refusal is not None:  # written after the replies before it
@@ -370,7 +409,11 @@ class Connection(asyncio.Protocol):
         if self.queue:
             self._next()
         elif self.current is None:
-            self._idle()
+            if self.front.saturated():
+                self._hold()
+            else:
+                self._idle()
+        self.front.release()
 
     def _call(self, request: _Request) -> Call:
         try:
