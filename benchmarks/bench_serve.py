@@ -152,6 +152,15 @@ def in_process(shaper: Shaper, texts: list[str], labels: list[str]) -> tuple[flo
     return plain, (time.process_time() - cpu) / len(texts), wall, [s.reward for s in scores]
 
 
+def in_processes(shaper: Shaper, texts: list[str], labels: list[str]) -> float:
+    """One run of ``score_batch`` on the facade's own scoring processes (``workers`` > 0): CPU s per sample of
+    this process and its scoring processes together."""
+    pids = shaper.pool.pids
+    start = time.process_time() + cpu_seconds(pids)
+    shaper.score_batch([t + QWEN_EOS for t in texts], labels, 0)
+    return (time.process_time() + cpu_seconds(pids) - start) / len(texts)
+
+
 def served(server: Server, texts: list[str], labels: list[str], prompts: list[str], concurrency: int,
            batch: int) -> tuple[float, float, float, list[float]]:
     """One run: (front CPU s per sample, workers' CPU s per sample, samples/s wall, the rewards)."""
@@ -178,8 +187,9 @@ def main() -> int:
     config = {"database": args.database, "estimator": "grpo", "total_steps": 100}
     shaper = Shaper.from_mapping(config)
     records = read_queries(args.train)
-    loads = {k: v for k, v in workloads(shaper, records, args.samples).items() if k in args.workloads.split(",")}
     counts = sorted({int(w) for w in args.workers.split(",")})
+    pooled = {w: Shaper.from_mapping({**config, "workers": w}) for w in counts if w > 1}
+    loads = {k: v for k, v in workloads(shaper, records, args.samples).items() if k in args.workloads.split(",")}
     batches = (1, args.batch)
     print(f"{os.cpu_count()} CPU(s), load average {os.getloadavg()[0]:.1f}; {args.samples} samples per workload; "
           f"{args.concurrency} requests in flight; {args.repeats} rounds, each running every path once in turn "
@@ -191,6 +201,8 @@ def main() -> int:
     try:
         for texts, labels, prompts in loads.values():  # warm: every store open, every query seen
             shaper.score_batch(texts[:45], labels[:45], 0)
+            for each in pooled.values():
+                each.score_batch(texts[:90], labels[:90], 0)
             for server in servers.values():
                 for batch in batches:
                     asyncio.run(drive(server.url + "/get_reward", texts[:90], labels[:90], prompts[:90], 8, batch))
@@ -198,6 +210,8 @@ def main() -> int:
             for name, (texts, labels, prompts) in loads.items():
                 plain, logged, wall, expected = in_process(shaper, texts, labels)
                 runs.setdefault((name, "in"), []).append((plain, logged, wall))
+                for workers, each in pooled.items():
+                    runs.setdefault((name, f"in/{workers}"), []).append((in_processes(each, texts, labels),))
                 for workers, server in servers.items():
                     for batch in batches:
                         front, work, wall, rewards = served(server, texts, labels, prompts, args.concurrency, batch)
@@ -211,6 +225,8 @@ def main() -> int:
     finally:
         for server in servers.values():
             server.stop()
+        for each in pooled.values():
+            each.close()
 
     print("CPU ms: per sample (user + system); in process: this process; served: the server's fronts + its scoring "
           "workers (the client not counted); the median of the rounds, and the lowest-highest served total. "
@@ -240,6 +256,13 @@ def main() -> int:
                 spread = f"{1e3 * min(totals):.2f}-{1e3 * max(totals):.2f}"
                 print(f"{name:8} {path:32} {1e3 * total:7.3f} {spread:>11} {1e3 * front:7.3f} {1e3 * work:8.3f} "
                       f"{f'{ratio:.2f}x ({ratio_logged:.2f}x)':>17} {1 / total:15.0f} {med(r[2] for r in rows):15.0f}")
+        for workers in pooled:
+            same = [r[0] for r in runs[(name, f"in/{workers}")]]
+            ratios = " and ".join(
+                f"{med((r[0] + r[1]) / b for r, b in zip(runs[(name, f'{workers}/{batch}')], same, strict=True)):.2f}x"
+                f" ({batch}/request)" for batch in batches)
+            print(f"{name:8} {f'in-process, {workers} scoring processes':32} {1e3 * med(same):7.3f}   (the same "
+                  f"count of processes on this host: served with {workers} workers is {ratios} of it)")
         print()
     worst = max(front_share.values())
     print(f"front CPU per sample / worker CPU per sample, one sample a request: worst {worst:.3f} "

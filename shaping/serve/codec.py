@@ -2,10 +2,12 @@
 17 KiB OpenRLHF body about 3.5x and writes a reply about 15x faster than the standard library), with the standard
 library's results.
 
-orjson refuses a few things the standard library reads (a lone surrogate escape, ``NaN``, an integer past 64
-bits, nesting past 1,024): such a body is read again by ``json``, so what a request means, or the 400 naming why
-it cannot be read, does not depend on which parser ran. A reply orjson cannot write (an echoed integer past 64
-bits) is written by ``json``.
+orjson refuses a few things the standard library reads (a lone surrogate escape, ``NaN``, nesting past 1,024): such
+a body is read again by ``json``, so what a request means, or the 400 naming why it cannot be read, does not depend
+on which parser ran. One reading differs: orjson reads an integer past 64 bits as the nearest float, where ``json``
+keeps it exact; no field the server reads can tell (a step that large is past every stage either way, a label's
+counts are small), and a NeMo Gym reply echoes it as that float. A reply orjson cannot write (an echoed integer past
+64 bits, from a body ``json`` read) is written by ``json``.
 """
 
 from __future__ import annotations
