@@ -26,6 +26,7 @@ import json
 import os
 import random
 import statistics
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -171,6 +172,29 @@ def served(server: Server, texts: list[str], labels: list[str], prompts: list[st
             len(texts) / took, rewards)
 
 
+def ceiling(texts: list[str], labels: list[str], prompts: list[str], concurrency: int, repeats: int) -> float:
+    """The front's CPU s per request when scoring is free (``front_ceiling.py``: the real front, its one scoring
+    process answering at once): the median over ``repeats`` runs of the workload."""
+    from tests.serve.server import free_port
+
+    port = free_port()
+    process = subprocess.Popen([sys.executable, str(ROOT / "benchmarks" / "front_ceiling.py"), str(port), "1"],
+                               stdout=subprocess.PIPE, text=True)
+    try:
+        assert process.stdout is not None and process.stdout.readline().startswith("ready"), "front_ceiling.py"
+        url = f"http://127.0.0.1:{port}/get_reward"
+        asyncio.run(drive(url, texts, labels, prompts, concurrency))
+        runs = []
+        for _ in range(repeats):
+            before = cpu_seconds([process.pid])
+            asyncio.run(drive(url, texts, labels, prompts, concurrency))
+            runs.append((cpu_seconds([process.pid]) - before) / len(texts))
+        return statistics.median(runs)
+    finally:
+        process.terminate()
+        process.wait(30)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--database", default=str(SHARED / "database"))
@@ -264,6 +288,13 @@ def main() -> int:
             print(f"{name:8} {f'in-process, {workers} scoring processes':32} {1e3 * med(same):7.3f}   (the same "
                   f"count of processes on this host: served with {workers} workers is {ratios} of it)")
         print()
+    print("served rewards equal in-process:", ok)
+    texts, labels, prompts = next(iter(loads.values()))
+    free = ceiling(texts, labels, prompts, args.concurrency, args.repeats)
+    print(f"\nthe front's ceiling (its one scoring process answering at once, so the front is never idle): "
+          f"{1e3 * free:.3f} ms a request, {1 / free:,.0f} requests/s a core; at that rate one front passes on "
+          + ", ".join(f"{med(r[1] for r in runs[(name, f'{counts[0]}/1')]) / free:.0f} workers' worth of {name} "
+                      "samples" for name in loads) + " (a worker's CPU a sample, one a request, over the front's)")
     worst = max(front_share.values())
     print(f"front CPU per sample / worker CPU per sample, one sample a request: worst {worst:.3f} "
           f"(one front keeps ~{1 / worst:.0f} workers busy; default --fronts: one per {WORKERS_PER_FRONT} workers)")
@@ -271,7 +302,6 @@ def main() -> int:
     fronts_needed = max(1, round(cores * worst / (1 + worst)))
     print(f"a {cores}-core CPU node: --workers {cores - fronts_needed} with --fronts {fronts_needed} (fronts' share "
           f"of the CPU {worst / (1 + worst):.0%})")
-    print("served rewards equal in-process:", ok)
     return 0 if ok else 1
 
 
