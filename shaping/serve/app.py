@@ -376,6 +376,12 @@ class Connection(asyncio.Protocol):
                 self._resume()  # the request answered now may still need its body
 
     async def _answer(self, request: _Request) -> None:
+        try:
+            await self._reply_to(request)
+        finally:  # whatever became of the request (its client gone, a refusal), the line may be short now
+            self.front.release()
+
+    async def _reply_to(self, request: _Request) -> None:
         if request.refusal is not None:  # written after the replies before it
             self.task = None
             self._write_and_close(_fixed(*request.refusal))
@@ -413,7 +419,6 @@ class Connection(asyncio.Protocol):
                 self._hold()
             else:
                 self._idle()
-        self.front.release()
 
     def _call(self, request: _Request) -> Call:
         try:

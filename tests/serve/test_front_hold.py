@@ -109,3 +109,35 @@ def test_a_connection_answered_while_jobs_wait_is_read_again_once_the_line_is_sh
         server.close()
 
     asyncio.run(main())
+
+
+def test_held_connections_are_read_again_when_the_jobs_ahead_end_with_their_clients_gone(shaper):
+    """The line shortens as jobs end, whether or not their replies can be written: a held connection is read
+    again when the clients ahead of it have gone away."""
+    async def main() -> None:
+        line = Line()
+        front = Front(Service(shaper, line), Limits())
+        sock = socket.socket()
+        sock.bind(("127.0.0.1", 0))
+        server = await asyncio.get_running_loop().create_server(front, sock=sock)
+        clients = [await asyncio.open_connection("127.0.0.1", sock.getsockname()[1]) for _ in range(5)]
+        for _, writer in clients:
+            writer.write(_request())
+        await _until(lambda: line.submitted == 5)
+        line.finish()
+        reader, writer = clients[0]
+        assert await _reply(reader) == 200
+        await _until(lambda: front.held)
+        writer.write(_request())
+        for _, gone in clients[1:]:
+            gone.close()
+        await _until(lambda: len(front.connections) == 1)
+        while line.jobs:  # four replies that cannot be written
+            line.finish()
+        await _until(lambda: line.submitted == 6)
+        line.finish()
+        assert await _reply(reader) == 200
+        writer.close()
+        server.close()
+
+    asyncio.run(main())
