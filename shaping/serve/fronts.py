@@ -31,9 +31,10 @@ if TYPE_CHECKING:
     from .limits import Limits
 
 WORKERS_PER_FRONT = 4
-"""Workers one front keeps busy: a front spends about a quarter of a worker's CPU per sample on OpenRLHF's one
-sample a request (gold and mixed outputs; up to 0.43 on outputs that fail early), ``benchmarks/bench_serve.py``
-(figures in docs/serve.md). An idle front costs nothing, so a server errs on the side of more."""
+"""Workers one front keeps busy: on OpenRLHF's one sample a request a front spends 0.12-0.17 of a worker's CPU per
+sample on gold and mixed outputs and up to 0.29 on outputs that fail early, where it often waits on its workers; at
+its ceiling, never idle, 0.07 ms a request, 7-20 workers' worth (``benchmarks/bench_serve.py``, figures in
+docs/serve.md). An idle front costs nothing, so a server errs on the side of more."""
 
 log = logging.getLogger("planshape.serve")
 
