@@ -51,6 +51,7 @@ def read_query(label: QueryLike | bytes) -> Query:
 @lru_cache(maxsize=4096)
 def _read_text(label: str) -> Query:
     """A label's JSON text read once: every sample of a GRPO group carries the same one, and reading it (JSON,
-    the record's validation, its literal cells) is about a tenth of scoring an answer that fails early. A
-    ``Query`` is frozen, so the samples share it; a label that cannot be read raises each time."""
+    the record's validation, its literal cells) was about a fifth of scoring an answer that fails early
+    (``benchmarks/bench_serve.py``'s fuzzed outputs). A ``Query`` is frozen, so the samples share it; a label that
+    cannot be read raises each time."""
     return parse_query(as_query(label))
