@@ -285,8 +285,10 @@ class AsyncPool:
         if worker not in self._workers:
             return
         reader, fd = self._readers.get(worker), worker.conn.fileno()
+        waiting = select.poll()  # not select(): a front with a thousand connections has pipes past its 1,024 fds
+        waiting.register(fd, select.POLLIN)
         try:  # what it sent before it died counts
-            while reader is not None and select.select([fd], [], [], 0)[0]:
+            while reader is not None and waiting.poll(0):
                 data = os.read(fd, reader.want())
                 if not data:
                     break
