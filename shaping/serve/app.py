@@ -138,11 +138,12 @@ class Front:
         self.held: set[Connection] = set()
 
     def saturated(self) -> bool:
-        """Enough jobs wait for a worker that a request read now would only wait in line: a connection just
-        answered is then held (read no further) until the line is short again (``release``). Its next request
-        stays in the kernel's buffer meanwhile, rather than waking this process to be put in line, and the held
-        connections are read together, in the wake-up that shortened the line: the front wakes about once a
-        sample rather than twice (its CPU a request, measured: see docs/serve.md)."""
+        """Enough jobs wait for a worker that a request read now would only wait in line: a connection whose POST
+        was just answered is then held (read no further) until the line is short again (``release``). Its next
+        request stays in the kernel's buffer meanwhile, rather than waking this process to be put in line, and the
+        held connections are read together, in the wake-up that shortened the line: the front wakes about once a
+        sample rather than twice (its CPU a request, measured: see docs/serve.md). A connection whose GET was
+        answered (a health probe, a Prometheus scrape) is never held: its next request is answered in turn."""
         pool = self.service.pool
         return pool.waiting >= HOLD_PER_WORKER * max(1, pool.size)
 
@@ -415,7 +416,7 @@ class Connection(asyncio.Protocol):
         if self.queue:
             self._next()
         elif self.current is None:
-            if self.front.saturated():
+            if request.method == "POST" and self.front.saturated():  # a trainer's; a probe's GET is never held
                 self._hold()
             else:
                 self._idle()

@@ -1,8 +1,9 @@
-"""The front holds a connection it just answered while the scoring side is saturated (``Front.saturated``: at
-least ``HOLD_PER_WORKER`` jobs a worker wait): its next request stays unread until the line is short again, then
-it is read and answered like any other; a held connection is not closed as idle, and one the client closed while
-it was held is let go once it is read again. The scoring side here is a line of jobs the test finishes one at a
-time, so the line's length at each reply is known."""
+"""The front holds a connection it just answered while the scoring side is saturated (``Front.saturated``: at least
+``HOLD_PER_WORKER`` jobs a worker wait): its next request stays unread until the line is short again, then it is
+read and answered like any other; a held connection is not closed as idle, and one the client closed while it was
+held is let go once it is read again; a connection whose GET was answered (a health probe, a scrape) is never held.
+The scoring side here is a line of jobs the test finishes one at a time, so the line's length at each reply is
+known."""
 
 from __future__ import annotations
 
@@ -90,6 +91,11 @@ def test_a_connection_answered_while_jobs_wait_is_read_again_once_the_line_is_sh
         assert await _reply(first_reader) == 200
         await _until(lambda: len(front.held) == 1)  # answered while four jobs waited: held
         first_writer.write(_request())  # its next request: not read while the line is long
+        probe_reader, probe_writer = await asyncio.open_connection("127.0.0.1", sock.getsockname()[1])
+        for _ in range(2):  # a health probe's GETs are answered in turn, the line long or not: never held
+            probe_writer.write(b"GET /health HTTP/1.1\r\nHost: x\r\n\r\n")
+            assert await _reply(probe_reader) == 200 and front.saturated() and len(front.held) == 1
+        probe_writer.close()
         await asyncio.sleep(0.5)  # longer than the idle timeout: a held connection is not idle
         assert line.submitted == 6 and not first_writer.is_closing()
         line.finish()
