@@ -69,6 +69,22 @@ async def _until(condition: Any) -> None:
     raise AssertionError("never happened")
 
 
+async def _serving(shaper: Shaper, clients: int, limits: Limits) -> tuple[Line, Front, Any, int, list[Any]]:
+    """A front over a line of jobs on a free port, and ``clients`` connections that have each sent one POST:
+    (line, front, server, port, [(reader, writer)])."""
+    line = Line()
+    front = Front(Service(shaper, line, limits=limits), limits)
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    server = await asyncio.get_running_loop().create_server(front, sock=sock)
+    port = sock.getsockname()[1]
+    connections = [await asyncio.open_connection("127.0.0.1", port) for _ in range(clients)]
+    for _, writer in connections:
+        writer.write(_request())
+    await _until(lambda: line.submitted == clients)
+    return line, front, server, port, connections
+
+
 @pytest.fixture(scope="module")
 def shaper() -> Shaper:
     return Shaper.from_mapping({"database": "sample"})
@@ -76,22 +92,14 @@ def shaper() -> Shaper:
 
 def test_a_connection_answered_while_jobs_wait_is_read_again_once_the_line_is_short(shaper):
     async def main() -> None:
-        line = Line()
-        front = Front(Service(shaper, line, limits=Limits(idle_timeout_s=0.3)), Limits(idle_timeout_s=0.3))
-        sock = socket.socket()
-        sock.bind(("127.0.0.1", 0))
-        server = await asyncio.get_running_loop().create_server(front, sock=sock)
-        clients = [await asyncio.open_connection("127.0.0.1", sock.getsockname()[1]) for _ in range(6)]
-        for _, writer in clients:
-            writer.write(_request())
-        await _until(lambda: line.submitted == 6)  # one runs, five wait: saturated (2 a worker)
-        assert line.waiting == 5 and front.saturated() and HOLD_PER_WORKER == 2
+        line, front, server, port, clients = await _serving(shaper, 6, Limits(idle_timeout_s=0.3))
+        assert line.waiting == 5 and front.saturated() and HOLD_PER_WORKER == 2  # one runs, five wait: saturated
         line.finish()
         first_reader, first_writer = clients[0]
         assert await _reply(first_reader) == 200
         await _until(lambda: len(front.held) == 1)  # answered while four jobs waited: held
         first_writer.write(_request())  # its next request: not read while the line is long
-        probe_reader, probe_writer = await asyncio.open_connection("127.0.0.1", sock.getsockname()[1])
+        probe_reader, probe_writer = await asyncio.open_connection("127.0.0.1", port)
         for _ in range(2):  # a health probe's GETs are answered in turn, the line long or not: never held
             probe_writer.write(b"GET /health HTTP/1.1\r\nHost: x\r\n\r\n")
             assert await _reply(probe_reader) == 200 and front.saturated() and len(front.held) == 1
@@ -121,15 +129,7 @@ def test_held_connections_are_read_again_when_the_jobs_ahead_end_with_their_clie
     """The line shortens as jobs end, whether or not their replies can be written: a held connection is read
     again when the clients ahead of it have gone away."""
     async def main() -> None:
-        line = Line()
-        front = Front(Service(shaper, line), Limits())
-        sock = socket.socket()
-        sock.bind(("127.0.0.1", 0))
-        server = await asyncio.get_running_loop().create_server(front, sock=sock)
-        clients = [await asyncio.open_connection("127.0.0.1", sock.getsockname()[1]) for _ in range(5)]
-        for _, writer in clients:
-            writer.write(_request())
-        await _until(lambda: line.submitted == 5)
+        line, front, server, _, clients = await _serving(shaper, 5, Limits())
         line.finish()
         reader, writer = clients[0]
         assert await _reply(reader) == 200
