@@ -42,7 +42,7 @@ sys.path.insert(0, str(ROOT))
 from planshape.shaping.serve.fronts import WORKERS_PER_FRONT  # noqa: E402
 
 from tests.adapter_fuzz import model_text  # noqa: E402
-from tests.serve.server import QWEN_EOS, Server, chat_prompt  # noqa: E402
+from tests.serve.server import QWEN_EOS, Server, chat_prompt, free_port  # noqa: E402
 
 SHARED = ROOT.parent / "shared" / "travelplanner"
 
@@ -172,14 +172,13 @@ def served(server: Server, texts: list[str], labels: list[str], prompts: list[st
             len(texts) / took, rewards)
 
 
-def ceiling(texts: list[str], labels: list[str], prompts: list[str], concurrency: int, repeats: int) -> float:
+def ceiling(database: str, texts: list[str], labels: list[str], prompts: list[str], concurrency: int,
+            repeats: int) -> float:
     """The front's CPU s per request when scoring is free (``front_ceiling.py``: the real front, its one scoring
     process answering at once): the median over ``repeats`` runs of the workload."""
-    from tests.serve.server import free_port
-
     port = free_port()
-    process = subprocess.Popen([sys.executable, str(ROOT / "benchmarks" / "front_ceiling.py"), str(port), "1"],
-                               stdout=subprocess.PIPE, text=True)
+    process = subprocess.Popen([sys.executable, str(ROOT / "benchmarks" / "front_ceiling.py"), str(port), "1",
+                                database], stdout=subprocess.PIPE, text=True)
     try:
         assert process.stdout is not None and process.stdout.readline().startswith("ready"), "front_ceiling.py"
         url = f"http://127.0.0.1:{port}/get_reward"
@@ -290,7 +289,7 @@ def main() -> int:
         print()
     print("served rewards equal in-process:", ok)
     texts, labels, prompts = next(iter(loads.values()))
-    free = ceiling(texts, labels, prompts, args.concurrency, args.repeats)
+    free = ceiling(args.database, texts, labels, prompts, args.concurrency, args.repeats)
     print(f"\nthe front's ceiling (its one scoring process answering at once, so the front is never idle): "
           f"{1e3 * free:.3f} ms a request, {1 / free:,.0f} requests/s a core; at that rate one front passes on "
           + ", ".join(f"{med(r[1] for r in runs[(name, f'{counts[0]}/1')]) / free:.0f} workers' worth of {name} "

@@ -2,7 +2,7 @@
 what the front itself costs a request when scoring is free and the front is never idle, the most one front core
 can pass on (``bench_serve.py`` runs it and prints the workers' worth).
 
-    python benchmarks/front_ceiling.py PORT WORKERS   # serves 127.0.0.1:PORT until stopped; prints "ready PID"
+    python benchmarks/front_ceiling.py PORT WORKERS [DATABASE]   # serves 127.0.0.1:PORT; prints "ready PID"
 
 The front is the real one (``app``, ``routes.Service``, ``pool.AsyncPool`` and its pipes); only the job handler
 is replaced, by one that returns the reply a scored sample of the 45 train queries gets (53 metrics).
@@ -45,8 +45,9 @@ def main() -> None:
     from planshape.shaping.serve.routes import Service
 
     port, workers = int(sys.argv[1]), int(sys.argv[2])
+    database = sys.argv[3] if len(sys.argv) > 3 else str(DATABASE)
     keep_heap()
-    shaper = Shaper.from_mapping({"database": str(DATABASE), "estimator": "grpo", "total_steps": 100})
+    shaper = Shaper.from_mapping({"database": database, "estimator": "grpo", "total_steps": 100})
     sock = socket.socket()
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind(("127.0.0.1", port))

@@ -177,8 +177,8 @@ class AsyncPool:
         assert self._loop is not None
         self._loop.add_reader(worker.conn.fileno(), self._readable, worker)
         self._loop.add_reader(worker.process.sentinel, self._exited, worker)
-        os.set_blocking(worker.conn.fileno(), True)  # uvloop's add_reader makes it non-blocking: a job or a
-        return worker  # result is written and read whole (a worker writes its result at once)
+        os.set_blocking(worker.conn.fileno(), True)  # uvloop's add_reader makes it non-blocking: a job is
+        return worker  # written whole (``send_frame``; results are read as they arrive)
 
     def _forget(self, worker: WorkerProcess, kill: bool) -> None:
         assert self._loop is not None
